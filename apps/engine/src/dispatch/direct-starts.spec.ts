@@ -122,7 +122,7 @@ describe.each(TEST_DATABASES)('runs written already sent on %s', (kind) => {
       expect(starts.plan({ ...request(), engineGroup: 'elsewhere' })).toBeNull();
       expect(starts.plan({ ...request(), executorApp: 'no-such-app' })).toBeNull();
       // The executor's room (4 workers, no queue) taken by runs written sent: the next ones wait for it.
-      executor.behaviour = () => ({ status: 202, body: { accepted: true, credit: 0, creditSeq: Date.now() * 1000 } });
+      executor.behaviour = (req) => ({ status: 202, body: { accepted: true, runId: req.body.runId, attempt: req.body.attempt, credit: 0, creditSeq: Date.now() * 1000 } });
       for (let i = 0; i < 6; i++) await writtenSent(executorId);
       await eventually(() => engine.get(DueQueue).waitingOf(TENANT) > 0, 'a run of the tenant held back');
       expect(starts.plan(request())).toBeNull();

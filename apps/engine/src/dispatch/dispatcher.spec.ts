@@ -420,19 +420,24 @@ describe.each(TEST_DATABASES)('dispatcher on %s', (kind) => {
     expect(at[2] - at[1]).toBeGreaterThanOrEqual(150);
   });
 
-  it("tells no port apart: a closed one, a server that is not HTTP, an HTTP server that is not a Baton executor, another tenant's executor (401) leave the run one error and state, nothing of their answers", async () => {
+  it("tells no port apart: a closed one, a server that is not HTTP, an HTTP server that is not a Baton executor (an error, or a 2xx without an ack), another tenant's executor (401) leave the run one error and state, nothing of their answers", async () => {
     const stranger = await new FakeExecutor('not-the-secret').start();
     const notHttp = createServer((socket) => socket.end('5.5.5-10.11.6-MariaDB\0mysql_native_password\0')); // a database's greeting
     const notBaton = createHttpServer((req, res) => {
       req.resume();
       res.writeHead(404, { 'content-type': 'text/html' }).end('<pre>Cannot POST /baton/runs</pre>');
     });
+    // Any POST answered 200: taken for accepted, its run waited for a callback until its timeout.
+    const notBatonOk = createHttpServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>Welcome to nginx!</h1>');
+    });
     const closed = createServer();
     const listen = async (server: NetServer) => {
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     };
-    const urls = { closed: await listen(closed), notHttp: await listen(notHttp), notBaton: await listen(notBaton), otherTenant: stranger.url };
+    const urls = { closed: await listen(closed), notHttp: await listen(notHttp), notBaton: await listen(notBaton), notBatonOk: await listen(notBatonOk), otherTenant: stranger.url };
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     try {
       const told: Record<string, string> = {};
@@ -450,11 +455,12 @@ describe.each(TEST_DATABASES)('dispatcher on %s', (kind) => {
       expect(stranger.dispatches[0].signatureOk).toBe(false);
       expect(new Set(Object.values(told)).size, JSON.stringify(told)).toBe(1);
       expect(told.closed).toContain(NO_EXECUTOR_OF_TENANT);
-      expect(told.closed).not.toMatch(/HPE_|ECONN|Cannot POST|MariaDB|bad signature|UNAUTHORIZED|40[14]/);
+      expect(told.closed).not.toMatch(/HPE_|ECONN|Cannot POST|MariaDB|nginx|bad signature|UNAUTHORIZED|40[14]/);
     } finally {
       await stranger.stop();
       notHttp.close();
       notBaton.close();
+      notBatonOk.close();
     }
   });
 

@@ -26,7 +26,8 @@ http.createServer((req, res) => {
   req.on('data', (c) => (body += c));
   req.on('end', () => {
     console.log('ARRIVED ' + arrived + ' ' + Buffer.from(JSON.stringify({ headers: req.headers, body, socket: req.socket.remotePort })).toString('base64'));
-    res.writeHead(202, { 'content-type': 'application/json' }).end(JSON.stringify({ accepted: true, credit: 5 }));
+    const { runId, attempt } = JSON.parse(body);
+    res.writeHead(202, { 'content-type': 'application/json' }).end(JSON.stringify({ accepted: true, runId, attempt, credit: 5 }));
   });
 }).listen(0, '127.0.0.1', function () { console.log('PORT ' + this.address().port); });
 `;

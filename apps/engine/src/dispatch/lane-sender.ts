@@ -64,7 +64,7 @@ export class LaneSender implements OnApplicationShutdown {
     });
     // A refused signature: the usual way tries the tenant's other secret.
     if ('status' in reply && reply.status === 401) return null;
-    const answer = dispatchAnswer('status' in reply ? reply : executorFailure(reply, { timeoutMs: this.timeoutMs, maxBytes: MAX_ANSWER_BYTES }));
+    const answer = dispatchAnswer('status' in reply ? reply : executorFailure(reply, { timeoutMs: this.timeoutMs, maxBytes: MAX_ANSWER_BYTES }), request);
     return { answer, leftAt: Math.max(sendAt, postedAt + Math.round(reply.leftAfterMs)) };
   }
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '@baton/domain';
 import type { DispatchRequest, ResolveAll } from '@baton/protocol';
 import { readEngineConfig } from '../config/engine-config';
-import { ExecutorClient, type SigningTenant } from './executor-client';
+import { ExecutorClient, NO_EXECUTOR_OF_TENANT, type SigningTenant } from './executor-client';
 import { XxlJobClient } from './xxl-job-client';
 import type { ExecutorRegistry } from './executor-registry';
 import { noClusterAddresses } from '../testing/no-cluster-addresses';
@@ -25,7 +25,7 @@ describe('the executor client under the outbound policy (issue 21)', () => {
   let server: Server;
   let port: number;
   const hits: string[] = [];
-  const accepting = (res: ServerResponse) => res.writeHead(202, { 'content-type': 'application/json' }).end('{"accepted":true}');
+  const accepting = (res: ServerResponse) => res.writeHead(202, { 'content-type': 'application/json' }).end('{"accepted":true,"runId":1,"attempt":1}');
   let answer: (res: ServerResponse) => void = accepting;
   // Each test starts from a server that has heard nothing and accepts: none depends on another's run before it.
   beforeEach(() => {
@@ -72,6 +72,39 @@ describe('the executor client under the outbound policy (issue 21)', () => {
       expect(await client.dispatch(`http://exec.example:${port}`, tenant(['exec.example']), request)).toMatchObject({ kind: 'ACCEPTED', status: 202 });
       answer = (res) => res.writeHead(202, { 'content-length': String(64 * 1024 * 1024) }).write('{');
       expect(await client.dispatch(`http://exec.example:${port}`, tenant(['exec.example']), request)).toEqual({ kind: 'UNKNOWN', message: 'the answer was longer than 1048576 bytes' });
+    } finally {
+      client.onApplicationShutdown();
+    }
+  });
+
+  it("takes a 2xx for accepted only with a Baton executor's ack of the attempt sent; any other 2xx is no executor of the tenant, its body untold", async () => {
+    const client = clientResolvingTo('127.0.0.1');
+    const url = `http://exec.example:${port}`;
+    const answering = (status: number, body: string) => (answer = (res) => res.writeHead(status, { 'content-type': 'application/json' }).end(body));
+    try {
+      answering(202, '{"accepted":true,"runId":1,"attempt":1,"credit":3,"creditSeq":7}');
+      expect(await client.dispatch(url, tenant(['exec.example']), request)).toEqual({ kind: 'ACCEPTED', status: 202, credit: 3, creditSeq: 7 });
+      const foreign: Array<[number, string]> = [
+        [200, '<html><body>OK: welcome to nginx</body></html>'],
+        [200, '{"ok":true,"id":"abc"}'],
+        [202, ''],
+        [204, ''],
+        [202, '{"accepted":true}'],
+        [202, '{"accepted":"yes","runId":1,"attempt":1}'],
+        [202, '{"accepted":true,"runId":2,"attempt":1}'],
+        [202, '{"accepted":true,"runId":1,"attempt":2}'],
+      ];
+      for (const [status, body] of foreign) {
+        answering(status, body);
+        expect(await client.dispatch(url, tenant(['exec.example']), request), `${status} ${body}`).toEqual({ kind: 'UNAVAILABLE', status: null, message: NO_EXECUTOR_OF_TENANT });
+      }
+      // The batch route alike: a 200 that is no batch reply at all, and a result whose body is no ack of its run.
+      answering(200, '{"ok":true}');
+      expect(await client.dispatchBatch(url, tenant(['exec.example']), [request])).toEqual([{ kind: 'UNAVAILABLE', status: null, message: NO_EXECUTOR_OF_TENANT }]);
+      answering(200, JSON.stringify({ results: [{ runId: 1, attempt: 1, status: 202, body: { ok: true } }] }));
+      expect(await client.dispatchBatch(url, tenant(['exec.example']), [request])).toEqual([{ kind: 'UNAVAILABLE', status: null, message: NO_EXECUTOR_OF_TENANT }]);
+      answering(200, JSON.stringify({ results: [{ runId: 1, attempt: 1, status: 202, body: { accepted: true, runId: 1, attempt: 1 } }] }));
+      expect(await client.dispatchBatch(url, tenant(['exec.example']), [request])).toEqual([{ kind: 'ACCEPTED', status: 202 }]);
     } finally {
       client.onApplicationShutdown();
     }

@@ -24,7 +24,7 @@ import { XxlJobClient } from './xxl-job-client';
 
 /** What one executor answered to a dispatch. */
 export type DispatchAnswer =
-  /** 2xx (202 by the protocol): the work is on its pool; `credit`: the room it reported left (absent: an older executor). */
+  /** 2xx (202 by the protocol) with a DispatchAck of the run sent: the work is on its pool; `credit`: the room it reported left (absent: an older executor). */
   | { kind: 'ACCEPTED'; status: number; credit?: number; creditSeq?: number }
   /** 429: its pool and queue are full; another executor may take it. */
   | { kind: 'BUSY'; status: number }
@@ -32,8 +32,9 @@ export type DispatchAnswer =
   | { kind: 'REJECTED'; status: number; reason: string; message: string }
   /**
    * 5xx (503 = shutting down), a connection that could not be made, or no executor of the tenant
-   * there (NO_EXECUTOR_OF_TENANT: not HTTP, not a Baton executor's answer, a refused signature): it
-   * never got the run; try another. `status` null but for a Baton executor's own 5xx.
+   * there (NO_EXECUTOR_OF_TENANT: not HTTP, not a Baton executor's answer — a 2xx without its
+   * DispatchAck too —, a refused signature): it never got the run; try another. `status` null but
+   * for a Baton executor's own 5xx.
    */
   | { kind: 'UNAVAILABLE'; status: number | null; message: string }
   /**
@@ -99,28 +100,31 @@ export class ExecutorClient implements OnApplicationShutdown {
 
   /** POSTs a DispatchRequest to `{executorUrl}/baton/runs`. Never throws. */
   async dispatch(executorUrl: string, tenant: SigningTenant, request: DispatchRequest): Promise<DispatchAnswer> {
-    return dispatchAnswer(await this.post(executorUrl, PATHS.dispatch, tenant, request, traceHeader(request)));
+    return dispatchAnswer(await this.post(executorUrl, PATHS.dispatch, tenant, request, traceHeader(request)), request);
   }
 
   /**
    * POSTs several runs for one executor to `{executorUrl}/baton/runs/batch`: one answer per run,
    * in order — or `null` when the executor has no batch route (404) or the batch is too large for
-   * it (413): send those runs one by one. A reply that cannot be read leaves every run UNKNOWN
-   * (the executor may have started them: only it may be asked again). Never throws.
+   * it (413): send those runs one by one. A 200 that is no DispatchBatchReply at all (no `results`
+   * list: not a Baton executor's) leaves every run NO_EXECUTOR_OF_TENANT; a reply with results
+   * that cannot be read leaves every run UNKNOWN (the executor may have started them: only it may
+   * be asked again). Never throws.
    */
   async dispatchBatch(executorUrl: string, tenant: SigningTenant, requests: readonly DispatchRequest[]): Promise<DispatchAnswer[] | null> {
     const batch: DispatchBatch = { runs: [...requests] };
     const answer = await this.post(executorUrl, PATHS.dispatchBatch, tenant, batch);
     if ('error' in answer) return requests.map(() => noAnswer(answer));
     if (answer.status === 404 || answer.status === 413) return null;
-    if (answer.status !== 200) return requests.map(() => answerOf(answer.status, parse(answer.body)));
+    if (answer.status !== 200) return requests.map((request) => answerOf(answer.status, parse(answer.body), request));
     const results = (parse(answer.body) as Partial<DispatchBatchReply> | null)?.results;
+    if (!Array.isArray(results)) return requests.map(() => notBaton());
     const readable =
       Array.isArray(results) &&
       results.length === requests.length &&
       results.every((r, i) => r && r.runId === requests[i].runId && r.attempt === requests[i].attempt && Number.isInteger(r.status));
     if (!readable) return requests.map(() => ({ kind: 'UNKNOWN', message: `unreadable batch reply (HTTP ${answer.status})` }));
-    return results.map((r) => answerOf(r.status, r.body));
+    return results.map((r, i) => answerOf(r.status, r.body, requests[i]));
   }
 
   /**
@@ -241,10 +245,13 @@ function traceHeader(request: DispatchRequest): Record<string, string> | undefin
   return request.traceparent ? { traceparent: request.traceparent } : undefined;
 }
 
-/** What an executor's answer to a single dispatch says: its status and body, or the failure that left none. */
-export function dispatchAnswer(answer: { status: number; body: string } | { error: string; notSent: boolean }): DispatchAnswer {
-  return 'error' in answer ? noAnswer(answer) : answerOf(answer.status, parse(answer.body));
+/** What an executor's answer to a single dispatch of `sent` says: its status and body, or the failure that left none. */
+export function dispatchAnswer(answer: { status: number; body: string } | { error: string; notSent: boolean }, sent: SentAttempt): DispatchAnswer {
+  return 'error' in answer ? noAnswer(answer) : answerOf(answer.status, parse(answer.body), sent);
 }
+
+/** The run and attempt a dispatch sent: a Baton executor's ack names them. */
+type SentAttempt = Pick<DispatchRequest, 'runId' | 'attempt'>;
 
 /**
  * What the engine says of an executor URL at which no executor of the tenant answered: one text
@@ -273,6 +280,18 @@ export function executorFailure(failure: { code: string; notSent: boolean }, bou
   return { error: 'the connection failed before an answer', notSent: failure.notSent };
 }
 
+/**
+ * A DispatchAck of the attempt sent (`{"accepted": true, "runId", "attempt", …}`): the body of
+ * every Baton executor's 2xx to a dispatch (the Node, Go and Java SDKs and the Python example,
+ * a duplicate's answer too). A 2xx without it — a web server, a proxy's page, another service
+ * answering `200 OK` to any POST — took nothing: counted as accepted, the run waited for a
+ * callback that never came, until its timeout.
+ */
+function batonAck(body: unknown, sent: SentAttempt): DispatchAck | null {
+  const ack = body as Partial<DispatchAck> | null;
+  return ack !== null && typeof ack === 'object' && ack.accepted === true && ack.runId === sent.runId && ack.attempt === sent.attempt ? (ack as DispatchAck) : null;
+}
+
 /** A DispatchRefusal (`{"accepted": false, "reason", "message"}`): the body of every error answer of a Baton executor. */
 function batonRefusal(body: unknown): DispatchRefusal | null {
   const refusal = body as Partial<DispatchRefusal> | null;
@@ -280,23 +299,30 @@ function batonRefusal(body: unknown): DispatchRefusal | null {
 }
 
 /**
- * What one run's status and body (a DispatchAck or a DispatchRefusal) say, single or batched
- * alike. An error answer that is no Baton executor's refusal, or a refused signature, is
- * NO_EXECUTOR_OF_TENANT: its body is never copied into the run's error or alarm.
+ * What one run's status and body (a DispatchAck of `sent` or a DispatchRefusal) say, single or
+ * batched alike. A 2xx that is no Baton executor's ack of `sent`, an error answer that is no Baton
+ * executor's refusal, or a refused signature, is NO_EXECUTOR_OF_TENANT: its body is never copied
+ * into the run's error or alarm.
  */
-function answerOf(status: number, body: unknown): DispatchAnswer {
+function answerOf(status: number, body: unknown, sent: SentAttempt): DispatchAnswer {
   if (status >= 200 && status < 300) {
-    const ack = body as Partial<DispatchAck> | null;
-    const credit = ack?.credit;
+    const ack = batonAck(body, sent);
+    if (ack === null) return notBaton();
+    const credit = ack.credit;
     if (!Number.isInteger(credit) || (credit as number) < 0) return { kind: 'ACCEPTED', status };
-    return Number.isInteger(ack?.creditSeq) ? { kind: 'ACCEPTED', status, credit, creditSeq: ack!.creditSeq } : { kind: 'ACCEPTED', status, credit };
+    return Number.isInteger(ack.creditSeq) ? { kind: 'ACCEPTED', status, credit, creditSeq: ack.creditSeq } : { kind: 'ACCEPTED', status, credit };
   }
   const refusal = batonRefusal(body);
-  if (refusal === null || status === 401) return { kind: 'UNAVAILABLE', status: null, message: NO_EXECUTOR_OF_TENANT };
+  if (refusal === null || status === 401) return notBaton();
   if (status === 429) return { kind: 'BUSY', status };
   const message = refusal.message.slice(0, 200) || `HTTP ${status}`;
   if (status >= 500 || status === 408) return { kind: 'UNAVAILABLE', status, message };
   return { kind: 'REJECTED', status, reason: refusal.reason, message };
+}
+
+/** What answered is not a Baton executor of the tenant: it never got the run. */
+function notBaton(): DispatchAnswer {
+  return { kind: 'UNAVAILABLE', status: null, message: NO_EXECUTOR_OF_TENANT };
 }
 
 function noAnswer(failure: { error: string; notSent: boolean }): DispatchAnswer {
