@@ -52,7 +52,8 @@ const MAX_RESULT_BYTES = 65_000;
  *   result/error/timings, log lines, business alarms, and the follow-ups (children, fixed
  *   delay). ABORTED counts as FAILED — as TIMED_OUT when the executor aborted on the run's
  *   deadline, and as handed back (dispatched again, not counted) when it never started a run
- *   sent ahead for lack of contact with the engines (NO_CONTACT); a run the engine already
+ *   sent ahead for lack of contact with the engines (NO_CONTACT; up to MAX_CONSECUTIVE_HAND_BACKS
+ *   in a row, RunOutcomes); a run the engine already
  *   TIMED_OUT or CANCELLED (it asked for the abort) is over, so its ABORTED callback is stale: 409.
  *   A withdrawn prepared fire's callback (CANCELLED, its withdrawal unsettled) first settles
  *   whether its executor started it (WithdrawnFires, settledByCallback), then gets its 409.

@@ -21,7 +21,7 @@ import {
 import { Alarms } from '../alarms/alarms';
 import { DispatchMarks } from '../runs/dispatch-marks';
 import { HeldAttempts } from '../runs/held-attempts';
-import { RunOutcomes } from '../runs/run-outcomes';
+import { MAX_CONSECUTIVE_HAND_BACKS, RunOutcomes } from '../runs/run-outcomes';
 import { CallbacksService } from './callbacks.service';
 
 describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
@@ -531,6 +531,37 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     expect(attempt1.state).toBe('HANDED_BACK');
     expect(await alarms(db.dataSource)).toEqual([]);
     expect((await post(dropped)).status).toBe(409);
+  });
+
+  it(`a run handed back ${MAX_CONSECUTIVE_HAND_BACKS} times in a row counts the next ABORTED NO_CONTACT as a failed attempt: the retry policy decides, and a counted attempt starts the streak again`, async () => {
+    const task = await seedTask(db.dataSource, { name: 'charge', retryMaxAttempts: 2, retryBackoffBaseMs: 60_000 });
+    const instant = Date.now() + 20_000;
+    const runId = await acceptedRun(task, { scheduledAt: instant, dueAt: instant });
+    // Its executor never has contact: every time the run is sent to it, it answers NO_CONTACT.
+    const noContact = async (attempt: number) => {
+      if (attempt > 1) await db.dataSource.query("UPDATE runs SET state = 'ACCEPTED', claimed_by = ?, executor_id = ?, dispatched_at = ?, accepted_at = ? WHERE id = ? AND attempt = ?", [NODE_ID, executorId, Date.now(), Date.now(), runId, attempt]);
+      const res = await post({ runId, attempt, tenantId: TENANT, executorId, outcome: 'ABORTED', abortReason: 'NO_CONTACT', error: 'not started: no contact with the engines', finishedAt: Date.now() });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return readRun(db.dataSource, runId);
+    };
+    const states = async () => ((await db.dataSource.query('SELECT state FROM run_attempts WHERE run_id = ? ORDER BY attempt', [runId])) as Array<{ state: string }>).map((r) => r.state);
+    for (let attempt = 1; attempt <= MAX_CONSECUTIVE_HAND_BACKS; attempt++) expect(await noContact(attempt)).toMatchObject({ state: 'RETRY_WAIT', attempt: attempt + 1 });
+    expect(await alarms(db.dataSource)).toEqual([]);
+
+    // One more in a row: counted, as a failure; the task's second attempt is left, after its backoff.
+    const counted = await noContact(MAX_CONSECUTIVE_HAND_BACKS + 1);
+    expect(counted).toMatchObject({ state: 'RETRY_WAIT', attempt: MAX_CONSECUTIVE_HAND_BACKS + 2, error: expect.stringContaining(`handed back ${MAX_CONSECUTIVE_HAND_BACKS + 1} times in a row without starting`) });
+    expect(counted.dueAt).toBeGreaterThan(Date.now() + 5_000); // after its backoff, no earlier than its instant: a hand-back is due at once
+    expect(await states()).toEqual([...Array<string>(MAX_CONSECUTIVE_HAND_BACKS).fill('HANDED_BACK'), 'FAILED']);
+    expect((await alarms(db.dataSource)).map((a) => a.type)).toEqual(['RETRYING']);
+
+    // The streak starts again: handed back, uncounted, up to the cap; the one past it is the task's last attempt, and the run fails.
+    for (let i = 0; i < MAX_CONSECUTIVE_HAND_BACKS; i++) expect((await noContact(MAX_CONSECUTIVE_HAND_BACKS + 2 + i)).state).toBe('RETRY_WAIT');
+    const last = await noContact(2 * MAX_CONSECUTIVE_HAND_BACKS + 2);
+    expect(last).toMatchObject({ state: 'FAILED', attempt: 2 * MAX_CONSECUTIVE_HAND_BACKS + 2, error: expect.stringContaining('counted as a failed attempt') });
+    const failed = await alarms(db.dataSource, 'FAILED');
+    expect(failed).toHaveLength(1);
+    expect(failed[0].message).toContain(`attempt 2 of 2, after ${2 * MAX_CONSECUTIVE_HAND_BACKS} handed back unstarted`);
   });
 
   it('the ABORTED outcome of a run cancelled or timed out while it ran is stale, but leaves its start (no later than the cancel, that attempt, once)', async () => {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { fanOutOutcome, HANDED_BACK, retryDecision, type AlarmType, type RetryDecision, type RetryPolicy, type RunCause, type RunState, type TimelineClock } from '@baton/domain';
-import { afterCommit, countHandedBackAttempts, finishRunAttempt, finishSucceededRuns, pauseFailingTask, rejectWaitingRun, retryRunAttempt, standOfFanOut, type AckTimes, type FollowUpHints, type SucceededAttempt } from '@baton/persistence';
+import { afterCommit, countConsecutiveHandBacks, countHandedBackAttempts, finishRunAttempt, finishSucceededRuns, pauseFailingTask, rejectWaitingRun, retryRunAttempt, standOfFanOut, type AckTimes, type FollowUpHints, type SucceededAttempt } from '@baton/persistence';
 import { splitError } from '@baton/protocol';
 import { Alarms } from '../alarms/alarms';
 import { severityOf } from '../alarms/alarm-policy';
@@ -41,6 +41,17 @@ export type AttemptEnd =
   | { to: 'FAILED' | 'TIMED_OUT'; error: string; retry?: boolean; resultJson?: string | null }
   /** A run sent ahead that its executor never started (lost contact with the engines): dispatched again at its instant, not counted as an attempt. */
   | { to: typeof HANDED_BACK; error: string };
+
+/**
+ * Most hand-backs of one run in a row (5) before the next one counts as a failed attempt. A
+ * hand-back is free — the run goes out again at once, no attempt spent — which is right for an
+ * executor that lost contact for a while, but an executor that never has contact (a network that
+ * lets the engines' dispatches in and nothing out, a clock that leaves every lease expired) answers
+ * NO_CONTACT to every run it is sent, and the run would go back and forth between it and the
+ * engines for good. Five covers a run sent ahead to a few executors that each dropped it in one
+ * outage; past that, the retry policy decides, as for any failure.
+ */
+export const MAX_CONSECUTIVE_HAND_BACKS = 5;
 
 export interface EndOptions {
   /** States the run must be in (guard), e.g. ['DISPATCHED', 'ACCEPTED']. */
@@ -94,7 +105,8 @@ export type EndedAs =
  * - otherwise → FAILED / TIMED_OUT, its alarm, then follow-ups (ON_FAILURE children…);
  * - handed back (a run sent ahead that its executor provably never started) → RETRY_WAIT as
  *   attempt + 1, due now and keeping its instant, no alarm; the retry policy does not count it
- *   (countHandedBackAttempts), so a task of one attempt still gets its one.
+ *   (countHandedBackAttempts), so a task of one attempt still gets its one — up to
+ *   MAX_CONSECUTIVE_HAND_BACKS in a row: the next one ends as a failed attempt.
  *
  * A shard's end for good has no alarm, pause or follow-ups of its own: it may end its fan-out
  * run (settleFanOut), and that run's end raises them, once, for the task.
@@ -113,8 +125,9 @@ export class RunOutcomes {
     private readonly budgets: RetryBudgets,
   ) {}
 
-  async endAttempt(manager: EntityManager, run: AttemptRef, end: AttemptEnd, options: EndOptions): Promise<EndedAs | null> {
+  async endAttempt(manager: EntityManager, run: AttemptRef, reported: AttemptEnd, options: EndOptions): Promise<EndedAs | null> {
     const { now } = options;
+    const end = reported.to === HANDED_BACK ? await this.handBackOrCounted(manager, run, reported) : reported;
     const guard = { runId: run.runId, attempt: run.attempt, from: options.from, claimedBy: options.claimedBy, deadlineBefore: options.deadlineBefore };
     const ack = options.ack ?? null;
     const startedAt = options.startedAt ?? null;
@@ -169,6 +182,15 @@ export class RunOutcomes {
     await this.pauseIfFailing(manager, run, now);
     await this.ended(manager, run, end.to, now);
     return { state: end.to };
+  }
+
+  /**
+   * A hand-back as it is, or — the run handed back MAX_CONSECUTIVE_HAND_BACKS times in a row
+   * already — a failed attempt, which the retry policy judges (one read, of hand-backs only).
+   */
+  private async handBackOrCounted(manager: EntityManager, run: AttemptRef, end: { to: typeof HANDED_BACK; error: string }): Promise<AttemptEnd> {
+    if ((await countConsecutiveHandBacks(manager, run.runId, MAX_CONSECUTIVE_HAND_BACKS)) < MAX_CONSECUTIVE_HAND_BACKS) return end;
+    return { to: 'FAILED', error: `${end.error} — handed back ${MAX_CONSECUTIVE_HAND_BACKS + 1} times in a row without starting (at most ${MAX_CONSECUTIVE_HAND_BACKS} go uncounted): counted as a failed attempt` };
   }
 
   /**
