@@ -112,3 +112,41 @@ describe('shownTextContains', () => {
     expect(shownTextContains(undefined, 'x')).toBe(false);
   });
 });
+
+describe('redact — field changes inside a record (a config.apply record, as the audit log stores it)', () => {
+  it('judges each change by its path: a bound added whole keeps its key, a params secret stays hidden', () => {
+    const record = {
+      changes: [
+        {
+          kind: 'task',
+          name: 'sync',
+          fields: [
+            { field: 'rateLimit', after: { key: 'accountId', perSecond: 0.5, burst: 1 } },
+            { field: 'concurrency.key', before: 'customerId', after: 'order.customerId' },
+            { field: 'params', before: { apiToken: 'sk_live_1', region: 'eu' }, after: { apiToken: 'sk_live_2', region: 'us' } },
+            { field: 'params.key', before: 'sk_live_3', after: 'sk_live_4' },
+          ],
+        },
+      ],
+    };
+    expect(redact(record)).toEqual({
+      changes: [
+        {
+          kind: 'task',
+          name: 'sync',
+          fields: [
+            { field: 'rateLimit', after: { key: 'accountId', perSecond: 0.5, burst: 1 } },
+            { field: 'concurrency.key', before: 'customerId', after: 'order.customerId' },
+            { field: 'params', before: { apiToken: REDACTED, region: 'eu' }, after: { apiToken: REDACTED, region: 'us' } },
+            { field: 'params.key', before: REDACTED, after: REDACTED },
+          ],
+        },
+      ],
+    });
+  });
+
+  it('a bound key path whose value is not a path name is hidden whole, as any path with a secret-named part', () => {
+    expect(redactChange({ field: 'concurrency.key', before: undefined, after: { token: 'sk_live_5' } })).toEqual({ field: 'concurrency.key', after: REDACTED });
+    expect(redact([{ field: 'concurrency.key', after: { token: 'sk_live_5' } }])).toStrictEqual([{ field: 'concurrency.key', after: REDACTED }]);
+  });
+});

@@ -24,6 +24,9 @@ export function isSecretName(name: string): boolean {
 export function redact(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redact);
   if (value === null || typeof value !== 'object' || value instanceof Date || value instanceof Error || ArrayBuffer.isView(value)) return value;
+  // A field change inside a record (config.apply's, a version's) is judged by its path, as redactChange judges it alone: a
+  // bound added whole (`rateLimit` → { key, perSecond }) would otherwise lose its `key`, found under `after`, not `rateLimit`.
+  if (isFieldChange(value)) return Object.fromEntries(Object.entries(redactChange(value)).filter(([, v]) => v !== undefined));
   const out: Record<string, unknown> = {};
   for (const [name, field] of Object.entries(value as Record<string, unknown>)) {
     if (field === undefined) continue;
@@ -63,7 +66,7 @@ const KEY_BOUNDS: Record<string, { fields: readonly string[]; needs: string }> =
  */
 export function redactChange<C extends { field: string; before: unknown; after: unknown }>(change: C): C {
   const path = change.field.split('.');
-  if (isBoundKeyPath(path)) return change;
+  if (isBoundKeyPath(path) && [change.before, change.after].every((v) => v === undefined || typeof v === 'string')) return change;
   if (path.some(isSecretName)) return { ...change, before: change.before === undefined ? undefined : REDACTED, after: change.after === undefined ? undefined : REDACTED };
   const name = path[path.length - 1];
   const shown = (value: unknown) => (redact({ [name]: value }) as Record<string, unknown>)[name];
@@ -78,6 +81,12 @@ export function redactChange<C extends { field: string; before: unknown; after: 
  */
 function isBoundKeyPath(path: readonly string[]): boolean {
   return path.length === 2 && path[1] === 'key' && Object.hasOwn(KEY_BOUNDS, path[0]);
+}
+
+/** Whether `value` is a field change alone (`{ field, before?, after? }`, redactChange's shape). */
+function isFieldChange(value: object): value is { field: string; before: unknown; after: unknown } {
+  const change = value as Record<string, unknown>;
+  return typeof change.field === 'string' && Object.keys(change).every((k) => k === 'field' || k === 'before' || k === 'after');
 }
 
 /**
