@@ -136,6 +136,19 @@ export const CONCURRENCY_POLICIES = ['ALLOW', 'FORBID', 'REPLACE'] as const;
  */
 export type ConcurrencyPolicy = (typeof CONCURRENCY_POLICIES)[number];
 
+export const START_LATE_POLICIES = ['ALARM', 'GIVE_UP'] as const;
+/**
+ * What becomes of a run not sent to an executor within its task's start deadline (`startDeadlineMs`
+ * after the instant its start counts from: its fire time, a retry's time, or when its own keys let
+ * it go — the START_LATE rule):
+ * - ALARM: a START_LATE alarm; the run keeps waiting and runs, late, once an executor takes it.
+ * - GIVE_UP: the run ends FAILED, not retried, and its START_LATE alarm says it was given up — after
+ *   an outage of the executors only the fires from then on run (XXL-JOB fails such a fire at once;
+ *   Temporal's schedule-to-start timeout). Only a run provably never sent is given up (PENDING,
+ *   RETRY_WAIT, CLAIMED and held in an engine); one sent to an executor may be running and is left.
+ */
+export type StartLatePolicy = (typeof START_LATE_POLICIES)[number];
+
 export const KEY_ON_LIMIT = ['QUEUE', 'CANCEL_NEW', 'CANCEL_OLDEST'] as const;
 /**
  * What a run of a keyed task meets when its key already has `limit` runs going:
@@ -382,6 +395,8 @@ export interface TaskDefinition {
   timeoutMs: number;
   /** A run not dispatched within this of its fire time raises START_LATE. Default 10 000 ms. */
   startDeadlineMs: number;
+  /** What a run not dispatched within `startDeadlineMs` becomes (StartLatePolicy). Default ALARM. */
+  onStartLate: StartLatePolicy;
   retry: RetryPolicy;
   /** Exclusion calendar, by name within the tenant. Null: none. */
   calendarName: string | null;

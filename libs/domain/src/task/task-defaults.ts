@@ -22,6 +22,7 @@ export function taskDefaults(): DefaultedTaskFields {
     concurrencyPolicy: 'ALLOW',
     timeoutMs: 300_000,
     startDeadlineMs: 10_000,
+    onStartLate: 'ALARM',
     retry: { maxAttempts: 1, backoffBaseMs: 1_000, backoffMaxMs: 60_000, jitter: 0.2 },
     calendarName: null,
     alarms: { types: [...ALARM_TYPES], silenceMs: 60_000 },

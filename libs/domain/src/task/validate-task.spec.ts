@@ -24,6 +24,7 @@ const full = {
   concurrencyPolicy: 'FORBID',
   timeoutMs: 1_000,
   startDeadlineMs: 0,
+  onStartLate: 'GIVE_UP',
   retry: { maxAttempts: 100, backoffBaseMs: 0, backoffMaxMs: 0, jitter: 1 },
   calendarName: 'de-holidays',
   alarms: { types: ['FAILED', 'TIMEOUT'], silenceMs: 0 },
@@ -243,6 +244,8 @@ describe('validateTask — time window and counters', () => {
     ['startDeadlineMs', -1],
     ['misfirePolicy', 'FIRE_TWICE'],
     ['concurrencyPolicy', 'QUEUE'],
+    ['onStartLate', 'FAIL'],
+    ['onStartLate', null],
     ['paused', 'yes'],
   ])('refuses %s = %j', (field, value) => {
     expect(fieldsFor({ [field]: value })).toEqual([field]);
@@ -251,6 +254,7 @@ describe('validateTask — time window and counters', () => {
   it('states the range in the reason', () => {
     expect(errorsFor({ priority: 101 })).toEqual([{ field: 'priority', reason: 'must be at most 100' }]);
     expect(errorsFor({ timeoutMs: 999 })).toEqual([{ field: 'timeoutMs', reason: 'must be at least 1000' }]);
+    expect(errorsFor({ onStartLate: 'give up' })).toEqual([{ field: 'onStartLate', reason: 'must be one of ALARM, GIVE_UP' }]);
   });
 });
 

@@ -1,4 +1,4 @@
-import { ALARM_TYPES, CONCURRENCY_POLICIES, FAN_OUT_FAIL_WHEN, FAN_OUT_MODES, MISFIRE_POLICIES, REPEATED_TIME_POLICIES, SKIPPED_TIME_POLICIES, TRIGGER_KINDS } from '../types';
+import { ALARM_TYPES, CONCURRENCY_POLICIES, FAN_OUT_FAIL_WHEN, FAN_OUT_MODES, MISFIRE_POLICIES, REPEATED_TIME_POLICIES, SKIPPED_TIME_POLICIES, START_LATE_POLICIES, TRIGGER_KINDS } from '../types';
 import type { TaskDefinition } from '../types';
 import type { FieldError } from '../validation/field-error';
 import { INSTANT_REASON, integerInRange, isMillis, isPlainObject, MAX_INT32, MAX_INTERVAL_MS } from '../validation/field-error';
@@ -48,6 +48,7 @@ const TASK_FIELDS = new Set<keyof TaskDefinition>([
   'concurrencyPolicy',
   'timeoutMs',
   'startDeadlineMs',
+  'onStartLate',
   'retry',
   'calendarName',
   'alarms',
@@ -109,6 +110,7 @@ export function validateTask(input: unknown): FieldError[] {
   if (present('concurrencyPolicy')) add('concurrencyPolicy', oneOf(input.concurrencyPolicy, CONCURRENCY_POLICIES));
   if (present('timeoutMs')) add('timeoutMs', integerInRange(input.timeoutMs, MIN_TIMEOUT_MS, MAX_INT32));
   if (present('startDeadlineMs')) add('startDeadlineMs', integerInRange(input.startDeadlineMs, 0, MAX_INT32));
+  if (present('onStartLate')) add('onStartLate', oneOf(input.onStartLate, START_LATE_POLICIES));
   if (present('paused') && typeof input.paused !== 'boolean') add('paused', 'must be true or false');
   if (present('pauseAfterFailures') && input.pauseAfterFailures !== null) add('pauseAfterFailures', integerInRange(input.pauseAfterFailures, 1, MAX_PAUSE_AFTER_FAILURES));
   if (present('retry')) validateRetry(input.retry, add);
