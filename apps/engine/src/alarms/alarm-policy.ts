@@ -3,6 +3,7 @@ import type { AlarmType, Severity } from '@baton/domain';
 /**
  * How loud each engine alarm is. One table, so the console, the relay and the tests agree:
  * - CRITICAL: something a person must look at — the run ended badly, or an executor is gone.
+ * - CRITICAL for START_LATE too when its task gives the late run up (onStartLate GIVE_UP): the fire is lost.
  * - WARNING: the run is in trouble but may still make it (late, timed out with a retry left,
  *   refused by executors with a retry left), or a tenant's backlog is late (BACKLOG_LATE); a run
  *   started before its instant (RUN_STARTED_EARLY) or an engine's clock off the database's (CLOCK_SKEW).
@@ -13,6 +14,7 @@ import type { AlarmType, Severity } from '@baton/domain';
 export function severityOf(type: Exclude<AlarmType, 'BUSINESS'>, options: { final?: boolean } = {}): Severity {
   switch (type) {
     case 'START_LATE':
+      return options.final === true ? 'CRITICAL' : 'WARNING';
     case 'BACKLOG_LATE':
     case 'RUN_STARTED_EARLY':
     case 'CLOCK_SKEW':

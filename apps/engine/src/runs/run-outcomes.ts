@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { fanOutOutcome, HANDED_BACK, retryDecision, type AlarmType, type RetryDecision, type RetryPolicy, type RunCause, type RunState, type TimelineClock } from '@baton/domain';
-import { afterCommit, countConsecutiveHandBacks, countHandedBackAttempts, finishRunAttempt, finishSucceededRuns, pauseFailingTask, rejectWaitingRun, retryRunAttempt, standOfFanOut, type AckTimes, type FollowUpHints, type SucceededAttempt } from '@baton/persistence';
+import { afterCommit, countConsecutiveHandBacks, countHandedBackAttempts, finishRunAttempt, finishSucceededRuns, giveUpLateRun, pauseFailingTask, rejectWaitingRun, retryRunAttempt, standOfFanOut, type AckTimes, type FollowUpHints, type SucceededAttempt } from '@baton/persistence';
 import { splitError } from '@baton/protocol';
 import { Alarms } from '../alarms/alarms';
 import { severityOf } from '../alarms/alarm-policy';
@@ -218,6 +218,23 @@ export class RunOutcomes {
   async endRejected(manager: EntityManager, run: AttemptRef, error: string, now: number): Promise<boolean> {
     if (!(await rejectWaitingRun(manager, { runId: run.runId, error, now }))) return false;
     await this.alarm(manager, run, { from: ['APPROVAL_WAIT'], now }, 'FAILED', true, { message: `Task ${run.taskName}: run ${run.runId} ${error}`, data: { error } });
+    await this.ended(manager, run, 'FAILED', now);
+    return true;
+  }
+
+  /**
+   * A run of a GIVE_UP task not sent within its start deadline ends FAILED (giveUpLateRun: only a
+   * run provably never sent, once across the engines), never retried (nothing ran), with one
+   * START_LATE alarm saying it was given up (CRITICAL: the fire is lost) in place of the FAILED
+   * one, and the follow-ups of any failed run: its ON_FAILURE and ON_COMPLETION children fire, a
+   * fixed-delay chain goes on, and it counts toward pauseAfterFailures; a shard's may end its
+   * fan-out run. False when the run was sent, admitted later or ended meanwhile: nothing is written.
+   */
+  async endGivenUp(manager: EntityManager, run: AttemptRef, late: { lateFrom: number; error: string; alarm: { message: string; data: Record<string, string | number> } }, now: number): Promise<boolean> {
+    if (!(await giveUpLateRun(manager, { runId: run.runId, attempt: run.attempt, lateFrom: late.lateFrom, error: late.error, now }))) return false;
+    this.firstEnded(run, now);
+    await this.alarm(manager, run, { from: ['PENDING', 'CLAIMED', 'RETRY_WAIT'], now }, 'START_LATE', true, late.alarm);
+    if (!isShard(run)) await this.pauseIfFailing(manager, run, now);
     await this.ended(manager, run, 'FAILED', now);
     return true;
   }

@@ -4,6 +4,7 @@ import { CLOCK, type Clock } from '@baton/domain';
 import {
   electLateRuns,
   findLateRuns,
+  findRunsForCallback,
   lateFromKind,
   findOrphanedRuns,
   findOverdueRuns,
@@ -12,6 +13,7 @@ import {
   inTransaction,
   markExecutorDown,
   readLeastStartDeadline,
+  type LateRunRow,
   type RunAttemptRow,
 } from '@baton/persistence';
 import { traceFields } from '@baton/tracing';
@@ -57,7 +59,9 @@ export interface WatchdogReport {
  * - START_LATE: a run not dispatched (PENDING/CLAIMED/RETRY_WAIT) past its start deadline →
  *   alarm, once per run (runs.late_alarmed_at, set for the tick's late runs by one election, electLateRuns). The
  *   deadline counts from its fire time, a retry's from its own, a run its keys held back (a rate
- *   key's token, a concurrency key's place) from when they let it go (find-late-runs.ts).
+ *   key's token, a concurrency key's place) from when they let it go (find-late-runs.ts). A run of
+ *   a task with onStartLate GIVE_UP that was provably never sent ends FAILED instead, its alarm
+ *   saying so (giveUp).
  * - TIMEOUT: a run DISPATCHED/ACCEPTED past deadline_at → TIMED_OUT, or RETRY_WAIT (attempt + 1)
  *   per the retry policy, TIMEOUT alarm, follow-ups; then a signed abort request to its executor.
  * - EXECUTOR_DOWN: an UP executor silent for executorDeadAfterMs → DOWN + alarm.
@@ -142,6 +146,13 @@ export class Watchdog implements OnModuleDestroy {
     if (least === null) return 0;
     const rows = await findLateRuns(this.dataSource.manager, { groups: this.config.groups, now, firedBefore: now - least, limit: BATCH });
     if (rows.length === 0) return 0;
+    const givenUp = await this.giveUp(rows.filter(mayGiveUp), now);
+    return givenUp + (await this.alarmLate(rows.filter((run) => !mayGiveUp(run)), now));
+  }
+
+  /** START_LATE for late runs that wait on: one election for the tick's runs (electLateRuns), their alarms in its transaction. */
+  private async alarmLate(rows: readonly LateRunRow[], now: number): Promise<number> {
+    if (rows.length === 0) return 0;
     return inTransaction(this.dataSource, async (em) => {
       const elected = await electLateRuns(em, rows.map((run) => run.runId), now);
       let raised = 0;
@@ -164,6 +175,26 @@ export class Watchdog implements OnModuleDestroy {
       }
       return raised;
     });
+  }
+
+  /**
+   * Late runs of GIVE_UP tasks (onStartLate) end FAILED, each in its own transaction with its
+   * START_LATE alarm and follow-ups (RunOutcomes.endGivenUp); the guarded write is the election,
+   * so two engines give a run up once. A run sent meanwhile, or not the scan's any more, is left.
+   */
+  private async giveUp(rows: readonly LateRunRow[], now: number): Promise<number> {
+    if (rows.length === 0) return 0;
+    const attempts = await findRunsForCallback(this.dataSource.manager, rows.map((run) => ({ runId: run.runId, tenantId: run.tenantId })));
+    let givenUp = 0;
+    for (const [i, late] of rows.entries()) {
+      const run = attempts[i];
+      if (run === null || run.attempt !== late.attempt) continue;
+      const ended = await this.guard(run, () => followUpTransaction(this.dataSource, (em) => this.outcomes.endGivenUp(em, run, givenUpAs(late, now), now)));
+      if (!ended) continue;
+      givenUp++;
+      await this.guard(run, () => this.heldKeys.ended(run, 'FAILED'));
+    }
+    return givenUp;
   }
 
   private async timeouts(): Promise<number> {
@@ -302,4 +333,31 @@ export class Watchdog implements OnModuleDestroy {
 function notKnownToStart(run: RunAttemptRow): string {
   if (run.startedAt !== null) return '';
   return ` (no start of it was reported: it may never have started; its instant was ${new Date(run.instant).toISOString()})`;
+}
+
+/**
+ * Whether a late run is given up rather than alarmed: its task says GIVE_UP and no executor may
+ * have it (a dispatch that got no answer leaves runs.executor_id set: that run may be running, and
+ * is only alarmed). giveUpLateRun checks the same in its guard.
+ */
+function mayGiveUp(run: LateRunRow): boolean {
+  return run.onStartLate === 'GIVE_UP' && run.executorId === null;
+}
+
+/** Most characters of the run's own error (why it waits, or its last attempt's failure) quoted in its given-up error. */
+const WAIT_REASON_CHARS = 500;
+
+/** A given-up run's error and START_LATE alarm: what deadline it missed, from which instant, and why it waited. */
+function givenUpAs(run: LateRunRow, now: number): { lateFrom: number; error: string; alarm: { message: string; data: Record<string, string | number> } } {
+  const from = lateFromKind(run);
+  const waited = run.error === null ? '' : `; its error: ${run.error.slice(0, WAIT_REASON_CHARS)}`;
+  const error = `given up: not started within startDeadlineMs (${run.startDeadlineMs} ms) of its ${from} time — no executor of app ${run.executorApp} took it (${run.state}${waited})`;
+  return {
+    lateFrom: run.lateFrom,
+    error,
+    alarm: {
+      message: `Task ${run.taskName}: run ${run.runId} (attempt ${run.attempt}) given up, not started ${now - run.lateFrom} ms after its ${from} time (start deadline ${run.startDeadlineMs} ms, onStartLate GIVE_UP; ${run.state}): it ends FAILED`,
+      data: { attempt: run.attempt, state: run.state, scheduledAt: run.scheduledAt, dueAt: run.dueAt, lateFrom: run.lateFrom, lateFromKind: from, startDeadlineMs: run.startDeadlineMs, onStartLate: 'GIVE_UP' },
+    },
+  };
 }

@@ -11,6 +11,7 @@ import { claimDueTasksSql } from './tasks/claim-due-tasks';
 import { anyTaskDueSql } from './tasks/any-task-due';
 import { findLateRuns, findLateRunsSql } from './runs/find-late-runs';
 import { electLateRuns } from './runs/elect-late-runs';
+import { giveUpLateRun } from './runs/give-up-late-run';
 import { readLeastStartDeadline } from './tasks/read-least-start-deadline';
 import { extendLeases, FIND_LEASED_RUNS_SQL, findLeasedRuns } from './runs/renew-leases';
 import { FIND_LEASE_HOLDERS_SQL, findLeaseHolders } from './runs/find-lease-holders';
@@ -451,6 +452,49 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
     }
     expect(await elect([a, b, dispatched], T + 6_000)).toEqual([]);
     expect((await runs()).map((r) => r.lateAlarmedAt)).toEqual(kind === 'mysql' ? [T + 5_000, T + 5_001, null] : [T + 5_000, T + 5_000, null]);
+  });
+
+  it('a GIVE_UP task’s late run ends FAILED only when provably never sent (PENDING, RETRY_WAIT with no executor, CLAIMED in an engine), once, whoever tries at the same time', async () => {
+    const taskId = await insertManualTask('billing', 1_000);
+    await db.dataSource.query(`UPDATE tasks SET on_start_late = 'GIVE_UP' WHERE id = ?`, [taskId]);
+    await inTransaction(db.dataSource, (em) => insertPlannedRuns(em, [1, 2, 3, 4, 5, 6].map((i) => planned(taskId, T, { fireKey: `s:${T}:${i}` })), T));
+    const [pending, noExecutor, held, noAnswer, sent, sentThenReleased] = (await runs()).map((r) => r.id);
+    const repo = db.dataSource.getRepository(RunEntity);
+    await repo.update({ id: In([noExecutor, held, noAnswer]) }, { state: 'CLAIMED', claimedBy: 'e', leaseUntil: T + 99_999 });
+    const defer = (id: number, executorId: number | null) =>
+      inTransaction(db.dataSource, (em) => deferRunDispatch(em, { runId: id, attempt: 1, nodeId: 'e', from: ['CLAIMED'], dueAt: T + 500, executorId, error: 'Dispatch deferred by 500 ms: no executor of app app is UP', now: T }));
+    await defer(noExecutor, null);
+    await defer(noAnswer, 7); // the POST got no answer: executor 7 may have started it
+    await repo.update({ id: sent }, { state: 'DISPATCHED', claimedBy: 'e', executorId: 7, dispatchedAt: T + 1 });
+    await repo.update({ id: sentThenReleased }, { state: 'PENDING', dispatchedAt: T + 1 }); // its dead engine had sent it
+    // The scan carries the policy; a run sent (or maybe sent: dispatched_at kept) is not late at all.
+    const late = await findLateRuns(db.dataSource.manager, { groups: ['default'], now: T + 2_000, firedBefore: T + 1_000, limit: 100 });
+    expect(late.map((r) => [r.runId, r.onStartLate, r.executorApp, r.executorId]).sort((a, b) => Number(a[0]) - Number(b[0]))).toEqual([
+      [pending, 'GIVE_UP', 'app', null],
+      [noExecutor, 'GIVE_UP', 'app', null],
+      [held, 'GIVE_UP', 'app', null],
+      [noAnswer, 'GIVE_UP', 'app', 7],
+    ]);
+    const giveUp = (runId: number, options: { attempt?: number; lateFrom?: number } = {}) =>
+      inTransaction(db.dataSource, (em) => giveUpLateRun(em, { runId, attempt: options.attempt ?? 1, lateFrom: options.lateFrom ?? T, error: 'given up', now: T + 2_000 }), { isolation: 'READ COMMITTED' });
+    // Not the attempt, nor the instant, the scan read: left alone.
+    expect(await giveUp(pending, { attempt: 2 })).toBe(false);
+    expect(await giveUp(pending, { lateFrom: T + 1 })).toBe(false);
+    // Two engines at once (two connections on MariaDB: the second waits for the first's row lock, then matches nothing).
+    expect((await Promise.all([giveUp(pending), giveUp(pending)])).filter(Boolean)).toHaveLength(1);
+    expect(await giveUp(noExecutor)).toBe(true);
+    expect(await giveUp(held)).toBe(true);
+    for (const id of [noAnswer, sent, sentThenReleased]) expect(await giveUp(id)).toBe(false);
+    expect((await runs()).map((r) => [r.state, r.claimedBy, r.leaseUntil, r.lateAlarmedAt, r.finishedAt, r.error])).toEqual([
+      ['FAILED', null, null, T + 2_000, T + 2_000, 'given up'],
+      ['FAILED', null, null, T + 2_000, T + 2_000, 'given up'],
+      ['FAILED', null, null, T + 2_000, T + 2_000, 'given up'],
+      ['RETRY_WAIT', null, null, null, null, 'Dispatch deferred by 500 ms: no executor of app app is UP'],
+      ['DISPATCHED', 'e', null, null, null, null],
+      ['PENDING', null, null, null, null, null],
+    ]);
+    // The engine that held it can no longer send it: its mark is guarded on its claim.
+    expect((await inTransaction(db.dataSource, (em) => markRunsDispatched(em, { nodeId: 'e', now: T + 3_000, runs: [{ runId: held, attempt: 1, executorId: 7, deadlineAt: T + 9_000 }] }))).size).toBe(0);
   });
 
   it('a lease renewal reads what the engine holds without locking it, and extends only the runs it names, still held, skipping a locked one', async () => {

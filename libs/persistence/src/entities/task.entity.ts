@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import type { AlarmType, ConcurrencyPolicy, FanOutFailWhen, FanOutMode, MisfirePolicy, RepeatedTimePolicy, SkippedTimePolicy, TriggerKind } from '@baton/domain';
+import type { AlarmType, ConcurrencyPolicy, FanOutFailWhen, FanOutMode, MisfirePolicy, RepeatedTimePolicy, SkippedTimePolicy, StartLatePolicy, TriggerKind } from '@baton/domain';
 import { StoredJson, json, millis, nullableJson } from './columns';
 
 /**
@@ -109,6 +109,10 @@ export class TaskEntity {
 
   @Column({ name: 'start_deadline_ms', type: 'int' })
   startDeadlineMs!: number;
+
+  /** ALARM or GIVE_UP (domain StartLatePolicy): what a run not sent within its start deadline becomes. */
+  @Column({ name: 'on_start_late', type: 'varchar', length: 8, default: 'ALARM' })
+  onStartLate!: StartLatePolicy;
 
   @Column({ name: 'retry_max_attempts', type: 'int' })
   retryMaxAttempts!: number;

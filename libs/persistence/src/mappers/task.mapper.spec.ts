@@ -20,6 +20,7 @@ const base: TaskDefinition = {
   concurrencyPolicy: 'FORBID',
   timeoutMs: 60_000,
   startDeadlineMs: 10_000,
+  onStartLate: 'GIVE_UP',
   retry: { maxAttempts: 3, backoffBaseMs: 1000, backoffMaxMs: 60_000, jitter: 0.25 },
   calendarName: 'holidays',
   alarms: { types: ['FAILED', 'TIMEOUT'], silenceMs: 60_000 },

@@ -86,6 +86,7 @@ export function taskEntityToDefinition(entity: TaskEntity, calendarName: string 
     concurrencyPolicy: entity.concurrencyPolicy,
     timeoutMs: entity.timeoutMs,
     startDeadlineMs: entity.startDeadlineMs,
+    onStartLate: entity.onStartLate,
     retry: {
       maxAttempts: entity.retryMaxAttempts,
       backoffBaseMs: entity.retryBackoffBaseMs,
@@ -122,6 +123,7 @@ export type TaskDefinitionColumns = Pick<
   | 'concurrencyPolicy'
   | 'timeoutMs'
   | 'startDeadlineMs'
+  | 'onStartLate'
   | 'retryMaxAttempts'
   | 'retryBackoffBaseMs'
   | 'retryBackoffMaxMs'
@@ -163,6 +165,7 @@ export function taskDefinitionToColumns(definition: TaskDefinition, calendarId: 
     concurrencyPolicy: definition.concurrencyPolicy,
     timeoutMs: definition.timeoutMs,
     startDeadlineMs: definition.startDeadlineMs,
+    onStartLate: definition.onStartLate,
     retryMaxAttempts: definition.retry.maxAttempts,
     retryBackoffBaseMs: definition.retry.backoffBaseMs,
     retryBackoffMaxMs: definition.retry.backoffMaxMs,

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { AlarmType, RunState } from '@baton/domain';
+import type { AlarmType, RunState, StartLatePolicy } from '@baton/domain';
 import { parseAlarmSilenceMs, parseAlarmTypes } from './run-attempt-row';
 import { dialectOf, execute, num, numOrNull, placeholders, type Dialect } from '../sql';
 
@@ -18,6 +18,14 @@ export interface LateRunRow {
   /** The instant its lateness is measured from (LATE_FROM). */
   lateFrom: number;
   startDeadlineMs: number;
+  /** The task's tasks.on_start_late: ALARM, or GIVE_UP (giveUpLateRun ends the run). */
+  onStartLate: StartLatePolicy;
+  /** The task's executor app (a given-up run's error names it). */
+  executorApp: string;
+  /** runs.executor_id: an executor that may have the run (a dispatch that got no answer); such a run is never given up. */
+  executorId: number | null;
+  /** runs.error: why it waits (a dispatch back-off's reason, or its last attempt's failure); null when it says nothing. */
+  error: string | null;
   /** null: every type. */
   alarmTypes: AlarmType[] | null;
   /** The task's alarm silence window (0: never collapsed): with alarmTypes, the alarm reads nothing more. */
@@ -58,9 +66,9 @@ const LATE_FROM = 'COALESCE(r.late_from_at, r.scheduled_at)';
 
 /**
  * Watchdog START_LATE: runs of my groups not dispatched by their start deadline and not
- * alarmed yet.
+ * alarmed yet (or given up: a GIVE_UP task's, giveUpLateRun), with their task's on_start_late.
  *
- *   SELECT …, COALESCE(r.late_from_at, r.scheduled_at) AS late_from FROM runs r JOIN tasks t ON t.id = r.task_id
+ *   SELECT …, COALESCE(r.late_from_at, r.scheduled_at) AS late_from, t.on_start_late, … FROM runs r JOIN tasks t ON t.id = r.task_id
  *    WHERE r.engine_group IN (…) AND r.state IN ('PENDING', 'CLAIMED', 'RETRY_WAIT')
  *      AND r.late_alarmed_at IS NULL AND r.dispatched_at IS NULL
  *      AND ((r.late_from_at IS NULL AND r.scheduled_at < :firedBefore) OR r.late_from_at < :firedBefore)
@@ -91,7 +99,7 @@ const LATE_FROM = 'COALESCE(r.late_from_at, r.scheduled_at)';
  */
 export function findLateRunsSql(groups: number, dialect: Dialect): string {
   return `SELECT r.id, r.tenant_id, r.task_id, t.name AS task_name, r.state, r.attempt, r.scheduled_at, COALESCE(r.instant_at, r.due_at) AS due_at,
-            r.late_from_at, ${LATE_FROM} AS late_from, t.start_deadline_ms, t.alarm_types, t.alarm_silence_ms
+            r.late_from_at, ${LATE_FROM} AS late_from, t.start_deadline_ms, t.on_start_late, t.executor_app, r.executor_id, r.error, t.alarm_types, t.alarm_silence_ms
        FROM runs r ${dialect === 'mysql' ? 'FORCE INDEX (ix_runs_late)' : ''} JOIN tasks t ON t.id = r.task_id
       WHERE r.engine_group IN (${placeholders(groups)}) AND r.state IN ('PENDING', 'CLAIMED', 'RETRY_WAIT')
         AND r.late_alarmed_at IS NULL AND r.dispatched_at IS NULL
@@ -115,6 +123,10 @@ export async function findLateRuns(manager: EntityManager, input: { groups: read
     lateFromAt: numOrNull(r.late_from_at),
     lateFrom: num(r.late_from),
     startDeadlineMs: num(r.start_deadline_ms),
+    onStartLate: r.on_start_late === 'GIVE_UP' ? 'GIVE_UP' : 'ALARM',
+    executorApp: String(r.executor_app),
+    executorId: numOrNull(r.executor_id),
+    error: (r.error as string | null) ?? null,
     alarmTypes: parseAlarmTypes(r.alarm_types),
     alarmSilenceMs: parseAlarmSilenceMs(r.alarm_silence_ms),
   }));

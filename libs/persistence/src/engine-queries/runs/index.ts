@@ -36,6 +36,7 @@ export * from './record-start-of-ended-run';
 export * from './append-run-logs';
 export * from './find-late-runs';
 export * from './elect-late-runs';
+export * from './give-up-late-run';
 export * from './find-overdue-runs';
 export * from './find-runs-of-old-process';
 export * from './find-orphaned-runs';
