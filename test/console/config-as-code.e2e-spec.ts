@@ -34,7 +34,7 @@ describe.each(TEST_DATABASES)('tasks as code on %s', (kind) => {
     };
     await ok(await t.http().post('/api/calendars').set(as).send({ name: 'holidays', timeZone: 'Europe/Berlin', dates: ['2026-12-25', '2026-12-24'] }));
     const report = await ok(await t.http().post('/api/tasks').set(as).send(cronTask('report', { calendarName: 'holidays', retry: { maxAttempts: 3 }, trigger: { kind: 'CRON', expression: '0 0 2 * * *', timeZone: 'Europe/Berlin', repeatedTime: 'TWICE', skippedTime: 'SKIP' } })));
-    const mail = await ok(await t.http().post('/api/tasks').set(as).send(cronTask('mail', { trigger: { kind: 'FIXED_RATE', intervalMs: 60_000 }, group: 'mailers' })));
+    const mail = await ok(await t.http().post('/api/tasks').set(as).send(cronTask('mail', { trigger: { kind: 'FIXED_RATE', intervalMs: 60_000 }, group: 'mailers', onStartLate: 'GIVE_UP' })));
     await ok(await t.http().post('/api/tasks').set(as).send(cronTask('adhoc', { trigger: { kind: 'MANUAL' }, params: { deep: { list: [1, 2, { x: 'y' }] } } })));
     await ok(await t.http().post('/api/dependencies').set(as).send({ parentTaskId: report.id, childTaskId: mail.id, condition: 'ON_COMPLETION' }));
     await ok(await t.http().post('/api/webhooks').set(as).send({ name: 'ops', url: 'https://hooks.example.com/baton', minSeverity: 'CRITICAL' }));
@@ -62,6 +62,12 @@ describe.each(TEST_DATABASES)('tasks as code on %s', (kind) => {
     expect(file).not.toMatch(/whsec_|secret|\bid:/);
     // A cron's daylight-saving policy is in the file where it is not the default, and only there.
     expect((doc.tasks.find((task) => (task as { name: string }).name === 'report') as { trigger: unknown }).trigger).toEqual({ kind: 'CRON', expression: '0 0 2 * * *', timeZone: 'Europe/Berlin', repeatedTime: 'TWICE' });
+    // onStartLate where it is not the default (ALARM), and only there.
+    expect(doc.tasks.map((task) => [(task as { name: string }).name, (task as { onStartLate?: string }).onStartLate])).toEqual([
+      ['adhoc', undefined],
+      ['mail', 'GIVE_UP'],
+      ['report', undefined],
+    ]);
     expect(await exportOf(acme.adminKey)).toBe(file);
   });
 

@@ -1,4 +1,4 @@
-import { ALARM_TYPES, API_KEY_PRINCIPAL_PREFIX, APPROVAL_OUTCOMES, APPROVER_ROLES, CONCURRENCY_POLICIES, DEPENDENCY_CONDITIONS, MAX_APPROVAL_TIMEOUT_MS, MAX_API_KEY_NAME_LENGTH, MAX_APPROVAL_USERS, MAX_USERNAME_LENGTH, MIN_APPROVAL_TIMEOUT_MS, FAN_OUT_FAIL_WHEN, FAN_OUT_MODES, MISFIRE_POLICIES, REPEATED_TIME_POLICIES, SEVERITIES, SKIPPED_TIME_POLICIES, WEBHOOK_EVENT_TYPES, KEY_ON_LIMIT, MAX_DEBOUNCE_WAIT_MS, MAX_KEY_GROUP_LENGTH, MAX_KEY_LIMIT, MAX_KEY_RATE, MIN_KEY_RATE, MAX_THROTTLE_LIMIT, MAX_WINDOW_MS, MIN_WINDOW_MS, THROTTLE_KEEP, JSON_PATH_PATTERN, MAX_JSON_PATH_LENGTH } from '@baton/domain';
+import { ALARM_TYPES, API_KEY_PRINCIPAL_PREFIX, APPROVAL_OUTCOMES, APPROVER_ROLES, CONCURRENCY_POLICIES, DEPENDENCY_CONDITIONS, MAX_APPROVAL_TIMEOUT_MS, MAX_API_KEY_NAME_LENGTH, MAX_APPROVAL_USERS, MAX_USERNAME_LENGTH, MIN_APPROVAL_TIMEOUT_MS, FAN_OUT_FAIL_WHEN, FAN_OUT_MODES, MISFIRE_POLICIES, REPEATED_TIME_POLICIES, SEVERITIES, SKIPPED_TIME_POLICIES, START_LATE_POLICIES, WEBHOOK_EVENT_TYPES, KEY_ON_LIMIT, MAX_DEBOUNCE_WAIT_MS, MAX_KEY_GROUP_LENGTH, MAX_KEY_LIMIT, MAX_KEY_RATE, MIN_KEY_RATE, MAX_THROTTLE_LIMIT, MAX_WINDOW_MS, MIN_WINDOW_MS, THROTTLE_KEEP, JSON_PATH_PATTERN, MAX_JSON_PATH_LENGTH } from '@baton/domain';
 import { CONFIG_FILE_VERSION } from './config-file';
 
 const nullable = (schema: object) => ({ oneOf: [schema, { type: 'null' }] });
@@ -103,6 +103,7 @@ export const CONFIG_FILE_SCHEMA = {
           concurrencyPolicy: { enum: [...CONCURRENCY_POLICIES], default: 'ALLOW' },
           timeoutMs: ms,
           startDeadlineMs: ms,
+          onStartLate: { enum: [...START_LATE_POLICIES], default: 'ALARM', description: 'a run not sent within startDeadlineMs: ALARM (START_LATE, it waits on) or GIVE_UP (it ends FAILED)' },
           retry: { type: 'object', additionalProperties: false, properties: { maxAttempts: { type: 'integer', minimum: 1 }, backoffBaseMs: ms, backoffMaxMs: ms, jitter: { type: 'number', minimum: 0, maximum: 1 } } },
           calendarName: nullable({ type: 'string' }),
           alarms: { type: 'object', additionalProperties: false, properties: { types: { type: 'array', items: { enum: [...ALARM_TYPES] } }, silenceMs: ms } },

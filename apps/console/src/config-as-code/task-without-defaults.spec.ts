@@ -17,6 +17,16 @@ describe('taskWithoutDefaults', () => {
     expect(stringify(short).split('\n').length).toBeLessThan(stringify(task).split('\n').length / 3);
   });
 
+  it('keeps onStartLate GIVE_UP, leaves out ALARM (the default), and reads back as the task either way', () => {
+    const base = { name: 'export', executorApp: 'billing', handler: 'run', trigger: { kind: 'MANUAL' } } as Partial<FileTask>;
+    const givesUp = read({ ...base, onStartLate: 'GIVE_UP' });
+    expect(taskWithoutDefaults(givesUp, 'acme')).toMatchObject({ onStartLate: 'GIVE_UP' });
+    expect(read(taskWithoutDefaults(givesUp, 'acme'))).toEqual(givesUp);
+    const alarms = read({ ...base, onStartLate: 'ALARM' });
+    expect(taskWithoutDefaults(alarms, 'acme')).not.toHaveProperty('onStartLate');
+    expect(read(taskWithoutDefaults(alarms, 'acme'))).toEqual(alarms);
+  });
+
   it('keeps every field of a task whose short form would read otherwise, and those of each trigger kind', () => {
     for (const trigger of [{ kind: 'MANUAL' }, { kind: 'FIXED_RATE', intervalMs: 60_000 }, { kind: 'ONCE', at: 2_000_000_000_000 }, { kind: 'EVENT', event: 'order.paid' }] as FileTask['trigger'][]) {
       const task = read({ name: 't', executorApp: 'a', handler: 'h', trigger, paused: true, params: { n: 1 } });

@@ -21,6 +21,7 @@ export function fileTask(definition: TaskDefinition): FileTask {
     concurrencyPolicy: definition.concurrencyPolicy,
     timeoutMs: definition.timeoutMs,
     startDeadlineMs: definition.startDeadlineMs,
+    onStartLate: definition.onStartLate,
     retry: { maxAttempts: definition.retry.maxAttempts, backoffBaseMs: definition.retry.backoffBaseMs, backoffMaxMs: definition.retry.backoffMaxMs, jitter: definition.retry.jitter },
     calendarName: definition.calendarName,
     alarms: { types: definition.alarms.types, silenceMs: definition.alarms.silenceMs },

@@ -13,6 +13,7 @@ import {
   MISFIRE_POLICIES,
   REPEATED_TIME_POLICIES,
   SKIPPED_TIME_POLICIES,
+  START_LATE_POLICIES,
   TRIGGER_KINDS,
   type AlarmType,
   type ConcurrencyPolicy,
@@ -22,6 +23,7 @@ import {
   type MisfirePolicy,
   type RepeatedTimePolicy,
   type SkippedTimePolicy,
+  type StartLatePolicy,
   type TriggerKind,
   JSON_PATH_PATTERN,
   MAX_DEBOUNCE_WAIT_MS,
@@ -241,6 +243,16 @@ export class TaskBodyDto {
   @Raw()
   startDeadlineMs?: unknown;
 
+  @ApiPropertyOptional({
+    enum: START_LATE_POLICIES,
+    default: 'ALARM',
+    description:
+      'A run not sent to an executor within startDeadlineMs of its fire time: ALARM raises START_LATE and the run waits on; GIVE_UP ends it FAILED (not retried), its START_LATE saying so. A run already sent (DISPATCHED, ACCEPTED) is never given up',
+  })
+  @IsOptional()
+  @Raw()
+  onStartLate?: unknown;
+
   @ApiPropertyOptional({ type: RetryDoc })
   @IsOptional()
   @Raw()
@@ -362,6 +374,7 @@ export class TaskView implements Api.Task {
   @ApiProperty({ enum: CONCURRENCY_POLICIES }) concurrencyPolicy!: ConcurrencyPolicy;
   @ApiProperty() timeoutMs!: number;
   @ApiProperty() startDeadlineMs!: number;
+  @ApiProperty({ enum: START_LATE_POLICIES }) onStartLate!: StartLatePolicy;
   @ApiProperty({ type: RetryDoc }) retry!: Required<RetryDoc>;
   @ApiProperty({ type: String, nullable: true }) calendarName!: string | null;
   @ApiProperty({ type: AlarmSettingsDoc }) alarms!: Required<AlarmSettingsDoc>;

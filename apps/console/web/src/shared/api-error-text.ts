@@ -29,6 +29,7 @@ const FIELD_LABELS: Record<string, () => string> = {
   priority: () => t('Priority'),
   timeoutMs: () => t('Timeout'),
   startDeadlineMs: () => t('Start deadline'),
+  onStartLate: () => t('A run not started by its start deadline'),
   'retry.maxAttempts': () => t('Attempts'),
   'retry.backoffBaseMs': () => t('Backoff base'),
   'retry.backoffMaxMs': () => t('Backoff max'),

@@ -1,9 +1,9 @@
 import { CodeOptions, Field } from '../../../shared/components';
-import { CONCURRENCY_POLICIES, MISFIRE_POLICIES } from '../../../shared/model';
+import { CONCURRENCY_POLICIES, MISFIRE_POLICIES, START_LATE_POLICIES } from '../../../shared/model';
 import type { SectionProps } from './task-form';
 import { t } from '../../../shared/i18n/i18n';
 
-/** Misfires, concurrency, priority, timeout and start deadline. */
+/** Misfires, concurrency, priority, timeout, start deadline and what a run that misses it becomes. */
 export function LimitsSection({ form, set, err }: SectionProps) {
   return (
     <fieldset>
@@ -34,6 +34,17 @@ export function LimitsSection({ form, set, err }: SectionProps) {
         </Field>
         <Field label={t('Start deadline (ms, or 30s, 5m, 1h)')} error={err('startDeadlineMs')} hint={t('Not dispatched this long after its fire time (a retry: its retry time; a run its rate or concurrency key held back: when the key let it go): START_LATE alarm.')}>
           {(p) => <input {...p} name="startDeadlineMs" inputMode="numeric" value={form.startDeadlineMs} onChange={(e) => set('startDeadlineMs', e.target.value)} />}
+        </Field>
+        <Field
+          label={t('A run not started by its start deadline')}
+          error={err('onStartLate')}
+          hint={t('ALARM: it waits on and runs, late, once an executor takes it. GIVE_UP: it ends FAILED, not retried (as XXL-JOB fails a fire no executor took); a run already sent is never given up.')}
+        >
+          {(p) => (
+            <select {...p} name="onStartLate" value={form.onStartLate} onChange={(e) => set('onStartLate', e.target.value)}>
+              <CodeOptions codes={START_LATE_POLICIES} />
+            </select>
+          )}
         </Field>
       </div>
     </fieldset>

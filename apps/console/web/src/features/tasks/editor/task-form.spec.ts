@@ -60,3 +60,12 @@ describe('the task form with debounce and throttle per key', () => {
     expect(formOf({ ...task, debounce: null, throttle: null } as Task)).toMatchObject({ debounceKey: '', debounceMaxWaitMs: '', throttleKey: '', throttleKeep: 'LAST' });
   });
 });
+
+describe('the task form with what a run not started by its start deadline becomes', () => {
+  it('sends ALARM for a new task, GIVE_UP when chosen, and reads a saved one back', () => {
+    expect(bodyOf(emptyForm()).body).toMatchObject({ startDeadlineMs: 10_000, onStartLate: 'ALARM' });
+    expect(bodyOf({ ...emptyForm(), onStartLate: 'GIVE_UP' }).body).toMatchObject({ onStartLate: 'GIVE_UP' });
+    const task = { ...bodyOf(emptyForm()).body, id: 1, onStartLate: 'GIVE_UP' } as unknown as Task;
+    expect(formOf(task)).toMatchObject({ onStartLate: 'GIVE_UP' });
+  });
+});

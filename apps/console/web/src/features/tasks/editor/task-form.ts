@@ -31,6 +31,7 @@ export interface Form {
   concurrencyPolicy: string;
   timeoutMs: string;
   startDeadlineMs: string;
+  onStartLate: string;
   maxAttempts: string;
   backoffBaseMs: string;
   backoffMaxMs: string;
@@ -69,7 +70,7 @@ export interface Form {
 export const TASK_FIELDS = [
   'name', 'group', 'executorApp', 'handler', 'params',
   'trigger', 'trigger.kind', 'trigger.intervalMs', 'trigger.delayMs', 'trigger.expression', 'trigger.timeZone', 'trigger.repeatedTime', 'trigger.skippedTime', 'trigger.at', 'trigger.event', 'trigger.filter', 'trigger.params',
-  'startAt', 'endAt', 'maxFires', 'calendarName', 'misfirePolicy', 'misfireThresholdMs', 'concurrencyPolicy', 'priority', 'timeoutMs', 'startDeadlineMs',
+  'startAt', 'endAt', 'maxFires', 'calendarName', 'misfirePolicy', 'misfireThresholdMs', 'concurrencyPolicy', 'priority', 'timeoutMs', 'startDeadlineMs', 'onStartLate',
   'retry', 'retry.maxAttempts', 'retry.backoffBaseMs', 'retry.backoffMaxMs', 'retry.jitter',
   'fanOut', 'fanOut.mode', 'fanOut.shards', 'fanOut.failWhen',
   'alarms', 'alarms.types', 'alarms.silenceMs', 'pauseAfterFailures',
@@ -105,6 +106,7 @@ export function emptyForm(): Form {
     concurrencyPolicy: 'ALLOW',
     timeoutMs: '300000',
     startDeadlineMs: '10000',
+    onStartLate: 'ALARM',
     maxAttempts: '1',
     backoffBaseMs: '1000',
     backoffMaxMs: '60000',
@@ -163,6 +165,7 @@ export function formOf(task: Task): Form {
     concurrencyPolicy: task.concurrencyPolicy,
     timeoutMs: s(task.timeoutMs),
     startDeadlineMs: s(task.startDeadlineMs),
+    onStartLate: task.onStartLate,
     maxAttempts: s(task.retry.maxAttempts),
     backoffBaseMs: s(task.retry.backoffBaseMs),
     backoffMaxMs: s(task.retry.backoffMaxMs),
@@ -246,6 +249,7 @@ export function bodyOf(f: Form): { body: Record<string, unknown>; local: Record<
       concurrencyPolicy: f.concurrencyPolicy,
       timeoutMs: ms(f.timeoutMs),
       startDeadlineMs: ms(f.startDeadlineMs),
+      onStartLate: f.onStartLate,
       retry: { maxAttempts: num(f.maxAttempts), backoffBaseMs: ms(f.backoffBaseMs), backoffMaxMs: ms(f.backoffMaxMs), jitter: num(f.jitter) },
       calendarName: f.calendarName.trim() === '' ? null : f.calendarName.trim(),
       alarms: { types: f.alarmTypes, silenceMs: ms(f.silenceMs) },
