@@ -128,9 +128,13 @@ describe('importXxlJob', () => {
     expect(owed.entry.notes.join('\n')).toMatch(/XXL-JOB's next fire time 2026-12-31T18:00:00.000Z had passed when read and is at or before the cut-over instant: XXL-JOB owes that fire/);
   });
 
-  it('says once, after the entries, that a run waiting for an executor waits and runs late, where XXL-JOB fails the fire', () => {
-    const file = importDocument('XXL-JOB', importXxlJob(tables([job(1)]), OPTIONS), 'job');
-    expect(file).toMatch(/\n# 1 task\(s\) and 0 calendar\(s\) imported; 0 job\(s\) not imported\.\n#\n# Runs waiting for an executor: XXL-JOB fails a fire at once when no executor of its group is registered .*misfirePolicy does not cover them .*POST \/api\/runs\/bulk-cancel.*\n/);
+  it('gives up a run no executor took, as XXL-JOB fails the fire: every task onStartLate GIVE_UP, said once after the entries', () => {
+    const result = importXxlJob(tables([job(1), job(2, { scheduleType: 'NONE', scheduleConf: null })]), OPTIONS);
+    expect(result.tasks.map((task) => task.onStartLate)).toEqual(['GIVE_UP', 'GIVE_UP']);
+    const file = importDocument('XXL-JOB', result, 'job');
+    expect(file).toMatch(
+      /\n# 2 task\(s\) and 0 calendar\(s\) imported; 0 job\(s\) not imported\.\n#\n# Runs waiting for an executor: XXL-JOB fails a fire at once when no executor of its group is registered .*Every task is imported with onStartLate: GIVE_UP.*ends FAILED, not retried.*Set onStartLate: ALARM on a task whose every fire must run.*\n/,
+    );
   });
 
   it("a parameter string naming a secret (password=…, a JSON apiToken) is written as it is, and the entry and the header name the words", () => {

@@ -28,16 +28,15 @@ export interface XxlJobImportOptions {
 const SCHEDULER = 'XXL-JOB';
 
 /**
- * The difference of every task that Baton has no setting for: XXL-JOB fails a trigger that finds
- * no executor address (its retries per executor_fail_retry_count, its alarm), while Baton's run
- * waits for an executor however long (DISPATCH_BACKOFF: never given up). No task setting gives a
- * waiting run up: misfirePolicy judges fires the planner finds late, startDeadlineMs only alarms.
+ * How every task differs a little from its job when no executor takes a fire: XXL-JOB fails the
+ * trigger that finds no executor address at once (its retries per executor_fail_retry_count find
+ * none either, its alarm), so every task is imported with onStartLate GIVE_UP — the run ends FAILED
+ * once it has waited its start deadline for an executor, not retried — and the header says so.
  */
 const WAITING_FOR_AN_EXECUTOR =
-  'Runs waiting for an executor: XXL-JOB fails a fire at once when no executor of its group is registered (retried per executor_fail_retry_count), so after an outage only the fires from then on run. ' +
-  'Baton keeps such a run waiting (RETRY_WAIT) until an executor of its app is UP, however long, and each fire meanwhile adds one: they all run, late, when one comes up. ' +
-  'misfirePolicy does not cover them (it decides fires the scheduler itself found late), nor does FORBID (it skips a run only while another is executing); START_LATE alarms startDeadlineMs (10 s) after the fire. ' +
-  'Cancel a backlog you do not want run (POST /api/runs/bulk-cancel; docs/MANUAL.md, "Moving in from XXL-JOB").';
+  'Runs waiting for an executor: XXL-JOB fails a fire at once when no executor of its group is registered ("executor address empty"), so after an outage only the fires from then on run. ' +
+  'Every task is imported with onStartLate: GIVE_UP, which does the same a start deadline later: a run no executor of its app has taken startDeadlineMs (10 s) after its fire ends FAILED, not retried, with a START_LATE alarm saying it was given up; a run already sent to an executor is never given up. ' +
+  'Set onStartLate: ALARM on a task whose every fire must run, late if need be (it then waits in RETRY_WAIT until an executor is UP; docs/MANUAL.md, "Moving in from XXL-JOB").';
 
 /**
  * An XXL-JOB admin's jobs as Baton tasks: one task per BEAN job, named `<handler>-<job id>` (ids
@@ -120,6 +119,8 @@ function taskOfJob(job: XxlJob, group: XxlJobGroup | undefined, options: XxlJobI
     concurrencyPolicy: concurrency.value,
     // Seconds; 0 (none in XXL-JOB) is Baton's longest.
     timeoutMs: job.timeoutSeconds > 0 ? Math.min(job.timeoutSeconds * 1000, MAX_INT32) : NO_TIMEOUT_MS,
+    // XXL-JOB fails a fire no executor takes (WAITING_FOR_AN_EXECUTOR).
+    onStartLate: 'GIVE_UP',
     ...retryOf(job.failRetryCount, notes),
     ...(fanOut.value ? { fanOut: fanOut.value } : {}),
     ...(job.triggerStatus === 0 && schedule.trigger.kind !== 'MANUAL' ? { paused: true } : {}),
