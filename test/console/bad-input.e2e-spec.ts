@@ -113,6 +113,7 @@ describe.each(TEST_DATABASES)('console bad input on %s', (kind) => {
     { name: 'retry.jitter above 1', method: 'POST', url: '/api/tasks', body: cronTask('t1', { retry: { jitter: 2 } }), status: 400, field: 'retry.jitter' },
     { name: 'priority out of range', method: 'POST', url: '/api/tasks', body: cronTask('t1', { priority: 1000 }), status: 400, field: 'priority' },
     { name: 'unknown misfire policy', method: 'POST', url: '/api/tasks', body: cronTask('t1', { misfirePolicy: 'SOMETIMES' }), status: 400, field: 'misfirePolicy' },
+    { name: 'unknown onStartLate', method: 'POST', url: '/api/tasks', body: cronTask('t1', { onStartLate: 'FAIL' }), status: 400, field: 'onStartLate', reason: /^must be one of ALARM, GIVE_UP$/ },
     { name: 'unknown alarm type', method: 'POST', url: '/api/tasks', body: cronTask('t1', { alarms: { types: ['FAILED', 'BOOM'] } }), status: 400, field: 'alarms.types[1]' },
     { name: 'one-shot in the past', method: 'POST', url: '/api/tasks', body: cronTask('t1', { trigger: { kind: 'ONCE', at: T0 - 1 } }), status: 400, field: 'trigger.at', reason: /past/ },
     { name: 'end time already passed', method: 'POST', url: '/api/tasks', body: cronTask('t1', { endAt: T0 - 1 }), status: 400, field: 'endAt', reason: /past/ },

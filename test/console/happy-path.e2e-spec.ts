@@ -360,6 +360,18 @@ for (const kind of TEST_DATABASES) describe(`console happy paths on ${kind}`, { 
     expect(off.body.pauseAfterFailures).toBeNull();
   });
 
+  it("keeps a task's onStartLate (ALARM by default), changes it by PATCH, and refuses another value naming the field", async () => {
+    const created = await t.http().post('/api/tasks').set(admin).send(cronTask('gives-up'));
+    expect(created.status).toBe(201);
+    expect(created.body.onStartLate).toBe('ALARM');
+    const giveUp = await t.http().patch(`/api/tasks/${created.body.id}`).set(admin).send({ onStartLate: 'GIVE_UP' });
+    expect(giveUp.status).toBe(200);
+    expect((await t.http().get(`/api/tasks/${created.body.id}`).set(admin)).body.onStartLate).toBe('GIVE_UP');
+    const bad = await t.http().patch(`/api/tasks/${created.body.id}`).set(admin).send({ onStartLate: 'SKIP' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors).toEqual([{ field: 'onStartLate', reason: 'must be one of ALARM, GIVE_UP' }]);
+  });
+
   it('saves a task whose handler no live executor offers, and says so (field and the handlers offered)', async () => {
     const executor = await insertExecutor(db.dataSource, 'acme', 'payroll');
     await db.dataSource.getRepository(ExecutorEntity).update({ id: executor.id }, { handlers: ['pay', 'close-month'] });
