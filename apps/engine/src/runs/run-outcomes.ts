@@ -226,14 +226,16 @@ export class RunOutcomes {
    * A run of a GIVE_UP task not sent within its start deadline ends FAILED (giveUpLateRun: only a
    * run provably never sent, once across the engines), never retried (nothing ran), with one
    * START_LATE alarm saying it was given up (CRITICAL: the fire is lost) in place of the FAILED
-   * one, and the follow-ups of any failed run: its ON_FAILURE and ON_COMPLETION children fire, a
+   * one — a FAILED alarm with that message for a task whose alarm types leave START_LATE out but
+   * take FAILED, so a task that silenced the lateness alarm still hears of a lost fire — and the follow-ups of any failed run: its ON_FAILURE and ON_COMPLETION children fire, a
    * fixed-delay chain goes on, and it counts toward pauseAfterFailures; a shard's may end its
    * fan-out run. False when the run was sent, admitted later or ended meanwhile: nothing is written.
    */
   async endGivenUp(manager: EntityManager, run: AttemptRef, late: { lateFrom: number; error: string; alarm: { message: string; data: Record<string, string | number> } }, now: number): Promise<boolean> {
     if (!(await giveUpLateRun(manager, { runId: run.runId, attempt: run.attempt, lateFrom: late.lateFrom, error: late.error, now }))) return false;
     this.firstEnded(run, now);
-    await this.alarm(manager, run, { from: ['PENDING', 'CLAIMED', 'RETRY_WAIT'], now }, 'START_LATE', true, late.alarm);
+    const type = run.alarmTypes && !run.alarmTypes.includes('START_LATE') ? 'FAILED' : 'START_LATE';
+    await this.alarm(manager, run, { from: ['PENDING', 'CLAIMED', 'RETRY_WAIT'], now }, type, true, late.alarm);
     if (!isShard(run)) await this.pauseIfFailing(manager, run, now);
     await this.ended(manager, run, 'FAILED', now);
     return true;

@@ -114,6 +114,16 @@ describe.each(TEST_DATABASES)('onStartLate GIVE_UP on %s', (kind) => {
     expect((await readRun(db.dataSource, given)).state).toBe('FAILED');
   });
 
+  it('a task whose alarm types leave START_LATE out but take FAILED hears of a given-up run as a FAILED alarm', async () => {
+    const fired = clock.now();
+    const quiet = await task({ name: 'quiet-export', alarmTypes: ['FAILED'] }, 'GIVE_UP');
+    const given = await firedWithNoExecutor(quiet, fired);
+    expect(await tickAt(fired + DEADLINE + 1)).toBe(1);
+    expect((await readRun(db.dataSource, given)).state).toBe('FAILED');
+    expect((await alarms(db.dataSource)).filter((a) => a.runId === given).map((a) => [a.type, a.severity])).toEqual([['FAILED', 'CRITICAL']]);
+    expect((await alarms(db.dataSource, 'FAILED'))[0].message).toMatch(/given up, not started 10001 ms after its fire time/);
+  });
+
   it('a run held in an engine (CLAIMED, not sent) is given up too, and that engine then drops it instead of sending it', async () => {
     // Fired a deadline ago on the engine's clock, which stays the wall clock's: the executor's sends below are timed by it.
     const now = Date.now();
