@@ -3,11 +3,15 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { exitOnStartFailure, ProcessConfig } from '@baton/config';
 import { createLogger, NestPinoLogger, type LogLevel } from '@baton/logging';
+import { DatabaseModule } from '@baton/persistence';
 import { startTracing } from '@baton/tracing';
 import { ConsoleModule } from './console.module';
 import { configureConsoleApp } from './console-app';
 import { readConsoleConfig } from './common/options';
 import { openConsole } from './open-console';
+
+/** The console on a database opened before it (DatabaseModule.open). */
+class ConsoleProcessModule {}
 
 export interface ConsoleProcess {
   app: NestExpressApplication;
@@ -28,8 +32,9 @@ export async function runConsole(env: NodeJS.ProcessEnv = process.env): Promise<
   const config = readConsoleConfig(values);
   const logger = createLogger({ process: 'console', nodeId: config.consoleId, level: values.string('BATON_LOG_LEVEL') as LogLevel });
   for (const warning of values.warnings) logger.warn(warning);
+  const database = await DatabaseModule.open(config.databaseUrl);
   if (!config.module.brokerUrl) logger.warn('BATON_BROKER_URL is not set: no live alarms reach this console (engines publish them to ActiveMQ)');
-  const app = await NestFactory.create<NestExpressApplication>(ConsoleModule.forRoot(config.module), { bodyParser: false, logger: new NestPinoLogger(logger) });
+  const app = await NestFactory.create<NestExpressApplication>({ module: ConsoleProcessModule, imports: [database, ConsoleModule.forRoot({ ...config.module, databaseUrl: undefined })] }, { bodyParser: false, logger: new NestPinoLogger(logger) });
   try {
     configureConsoleApp(app);
     const url = await openConsole(app, config, logger);

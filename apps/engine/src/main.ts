@@ -3,11 +3,15 @@ import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { exitOnStartFailure, listenOrExplain, ProcessConfig } from '@baton/config';
 import { createLogger, NestPinoLogger, type LogLevel } from '@baton/logging';
+import { DatabaseModule } from '@baton/persistence';
 import { startTracing } from '@baton/tracing';
 import { readEngineConfig, type EngineConfig } from './config/engine-config';
 import { EngineModule } from './engine.module';
 import { EngineAlreadyRunningError } from './node/engine-already-running-error';
 import { startEngine } from './start-engine';
+
+/** The engine on a database opened before it (DatabaseModule.open). */
+class EngineProcessModule {}
 
 /** After SIGTERM/SIGINT, give the graceful stop this long before exiting anyway. */
 const SHUTDOWN_GRACE_MS = 20_000;
@@ -34,7 +38,8 @@ export async function runEngine(env: NodeJS.ProcessEnv = process.env): Promise<E
   const logger = createLogger({ process: 'engine', nodeId: config.nodeId, level: values.string('BATON_LOG_LEVEL') as LogLevel });
   for (const warning of values.warnings) logger.warn(warning);
   // No global body parser: the signed routes read the raw body themselves (signatures cover the exact bytes; up to 2 MB).
-  const app = await NestFactory.create(EngineModule.forRoot({ config }), { bodyParser: false, logger: new NestPinoLogger(logger) });
+  const database = await DatabaseModule.open(config.databaseUrl);
+  const app = await NestFactory.create({ module: EngineProcessModule, imports: [database, EngineModule.forRoot({ config, provideDatabase: false })] }, { bodyParser: false, logger: new NestPinoLogger(logger) });
   try {
     app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {

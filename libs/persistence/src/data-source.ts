@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from '../../../migrations';
+import { databaseUnavailable } from './database-unavailable-error';
 
 /** Which database a URL names. */
 export type DatabaseKind = 'mysql' | 'sqlite';
@@ -111,10 +112,13 @@ async function endIdleTransactions(dataSource: DataSource): Promise<void> {
   await dataSource.query(set);
 }
 
-/** Opens a data source and brings its schema up to date with the migrations. */
+/**
+ * Opens a data source and brings its schema up to date with the migrations. A database it cannot
+ * reach or use (refused, access denied, no such database) throws DatabaseUnavailableError, one
+ * line naming BATON_DB_URL; a failing migration throws its own error.
+ */
 export async function openDatabase(url: string): Promise<DataSource> {
-  const dataSource = new BatonDataSource(await resolveDataSourceOptions(url));
-  await dataSource.initialize();
+  const dataSource = await connect(url);
   try {
     if (dataSource.options.type === 'mariadb') await endIdleTransactions(dataSource);
     await withMigrationLock(dataSource, () => dataSource.runMigrations({ transaction: 'each' }));
@@ -123,6 +127,15 @@ export async function openDatabase(url: string): Promise<DataSource> {
     throw err;
   }
   return dataSource;
+}
+
+/** An initialised BatonDataSource on `url`; a failure to connect as DatabaseUnavailableError. */
+async function connect(url: string): Promise<DataSource> {
+  try {
+    return await new BatonDataSource(await resolveDataSourceOptions(url)).initialize();
+  } catch (error) {
+    throw databaseUnavailable(url, error);
+  }
 }
 
 /**

@@ -1,5 +1,6 @@
 export * from './entities';
 export * from './data-source';
+export { DatabaseUnavailableError } from './database-unavailable-error';
 export * from './errors';
 export * from './runs/run-writes';
 export * from './console-queries';

@@ -27,7 +27,11 @@ processes may start together): this is for migrating ahead of a roll-out.
       const applied = await migrateDatabase(url);
       console.log(`${redactUrlPasswords(url)}: schema up to date; applied migrations:\n  ${applied.join('\n  ')}`);
     } catch (error) {
-      console.error(`${redactUrlPasswords(url)}: migration failed: ${(error as Error).message}`);
+      const { DatabaseUnavailableError } = await import('@baton/persistence');
+      // A database it cannot open: why and what to do, naming BATON_DB_URL when the URL came from it.
+      if (error instanceof DatabaseUnavailableError && args[0] === undefined) return exitOnStartFailure(error);
+      const why = error instanceof DatabaseUnavailableError ? error.why : `migration failed: ${(error as Error).message}`;
+      console.error(`${redactUrlPasswords(url)}: ${why}`);
       process.exit(1);
     }
   },
