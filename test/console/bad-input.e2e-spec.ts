@@ -119,8 +119,11 @@ describe.each(TEST_DATABASES)('console bad input on %s', (kind) => {
     { name: 'end time already passed', method: 'POST', url: '/api/tasks', body: cronTask('t1', { endAt: T0 - 1 }), status: 400, field: 'endAt', reason: /past/ },
     { name: 'unknown calendar', method: 'POST', url: '/api/tasks', body: cronTask('t1', { calendarName: 'nope' }), status: 400, field: 'calendarName' },
     { name: 'params over 64 000 bytes', method: 'POST', url: '/api/tasks', body: cronTask('t1', { params: big(64_001) }), status: 400, field: 'params', reason: /64000/ },
-    { name: 'JSON nested 10 000 levels', method: 'POST', url: '/api/tasks', raw: deep(10_000), status: 400, field: 'body', reason: /JSON nested deeper than 32 levels/ },
-    { name: 'JSON nested 33 levels', method: 'POST', url: '/api/tasks', raw: deep(33), status: 400, field: 'body', reason: /JSON nested deeper than 32 levels/ },
+    { name: 'JSON nested 10 000 levels', method: 'POST', url: '/api/tasks', raw: deep(10_000), status: 400, field: 'body', reason: /JSON nested deeper than 512 levels/ },
+    { name: 'JSON nested 513 levels', method: 'POST', url: '/api/tasks', raw: deep(513), status: 400, field: 'body', reason: /JSON nested deeper than 512 levels/ },
+    // Within the body's bound, a field nested past 32 levels is refused by its own rule, naming it.
+    { name: 'params nested 33 levels', method: 'POST', url: '/api/tasks', body: cronTask('t1', { params: JSON.parse(deep(33)) }), status: 400, field: 'params', reason: /^nested deeper than 32 levels$/ },
+    { name: 'params nested 500 levels', method: 'POST', url: '/api/tasks', body: cronTask('t1', { params: JSON.parse(deep(500)) }), status: 400, field: 'params', reason: /^nested deeper than 32 levels$/ },
     { name: 'a key __proto__ in params (the validation would drop it)', method: 'POST', url: '/api/tasks', raw: JSON.stringify(cronTask('t1', { params: { a: { b: 1 } } })).replace('"a":{', '"a":{"__proto__":2,'), status: 400, field: 'params.a.__proto__', reason: /"__proto__" is not accepted as a key/ },
     { name: 'a JSON string as the body', method: 'POST', url: '/api/events', raw: '"hello"', status: 400, field: 'body', reason: /must be a JSON object \(this is JSON of type string\)/ },
     { name: 'JSON null as the body', method: 'POST', url: '/api/events', raw: 'null', status: 400, field: 'body', reason: /must be a JSON object \(this is JSON null\)/ },
@@ -193,7 +196,8 @@ describe.each(TEST_DATABASES)('console bad input on %s', (kind) => {
     // auth
     { name: 'login with no body', method: 'POST', url: '/api/auth/login', as: 'none', status: 400, field: 'username', reason: /^is required$/ },
     { name: 'login without password', method: 'POST', url: '/api/auth/login', body: { username: 'acme-admin' }, as: 'none', status: 400, field: 'password' },
-    { name: 'login with JSON nested 10 000 levels', method: 'POST', url: '/api/auth/login', raw: deep(10_000), as: 'none', status: 400, field: 'body', reason: /JSON nested deeper than 32 levels/ },
+    { name: 'login with JSON nested 10 000 levels', method: 'POST', url: '/api/auth/login', raw: deep(10_000), as: 'none', status: 400, field: 'body', reason: /JSON nested deeper than 512 levels/ },
+    { name: 'login with JSON nested 512 levels (validated, not overflowing the stack)', method: 'POST', url: '/api/auth/login', raw: deep(512), as: 'none', status: 400, field: 'a', reason: /unknown field/ },
     { name: 'login with a wrong password', method: 'POST', url: '/api/auth/login', body: { tenant: 'acme', username: 'acme-admin', password: 'wrong' }, as: 'none', status: 401 },
     { name: 'login naming a tenant that is no tenant id', method: 'POST', url: '/api/auth/login', body: { tenant: 'Not A Slug', username: 'acme-admin', password: 'x' }, as: 'none', status: 400, field: 'tenant' },
     // operator

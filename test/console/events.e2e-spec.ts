@@ -233,6 +233,17 @@ describe.each(TEST_DATABASES)('events through the console API on %s', (kind) => 
     expect((await runsOf(gold)).filter((r) => r.fireKey === 'e:b-1')).toHaveLength(1);
   });
 
+  it('refuses a payload nested deeper than 32 levels naming it — in a batch that event alone, the others stored', async () => {
+    const nested = (levels: number): object => (levels === 1 ? { leaf: 1 } : { a: nested(levels - 1) });
+    const res = await emit(acme, { events: [{ name: 'nobody.listens', payload: { ok: 1 } }, { name: 'nobody.listens', payload: nested(300) }, { name: 'nobody.listens', payload: nested(32) }] });
+    expect(res.status).toBe(200);
+    expect(res.body.results.map((r: { status: number }) => r.status)).toEqual([201, 400, 201]);
+    expect(res.body.results[1].error.errors).toEqual([{ field: 'events[1].payload', reason: 'nested deeper than 32 levels' }]);
+    const one = await emit(acme, { name: 'nobody.listens', payload: nested(33) });
+    expect(one.status).toBe(400);
+    expect(one.body.errors).toEqual([{ field: 'payload', reason: 'nested deeper than 32 levels' }]);
+  });
+
   it('answers a key given twice in one batch with its first event, starting nothing for the second even where its payload matches more tasks', async () => {
     const res = await emit(acme, {
       events: [

@@ -170,6 +170,21 @@ describe.each(TEST_DATABASES)('submissions through the console API on %s', (kind
     expect(ok.body.created).toBe(2);
   });
 
+  it('refuses params nested deeper than 32 levels naming them: a trigger, a batch item alone, an atomic batch whole', async () => {
+    const nested = (levels: number): object => (levels === 1 ? { leaf: 1 } : { a: nested(levels - 1) });
+    const before = (await runsOf(other)).length;
+    const trigger = await t.http().post(`/api/tasks/${other}/trigger`).set(acme.admin).send({ params: nested(300) });
+    expect(trigger.status).toBe(400);
+    expect(trigger.body.errors).toEqual([{ field: 'params', reason: 'nested deeper than 32 levels' }]);
+    const batch = await t.http().post('/api/runs/batch').set(acme.admin).send({ runs: [{ taskId: other }, { taskId: other, flowParams: nested(33) }] });
+    expect(batch.body.results.map((r: { status: number }) => r.status)).toEqual([201, 400]);
+    expect(batch.body.results[1].error.errors).toEqual([{ field: 'runs[1].flowParams', reason: 'nested deeper than 32 levels' }]);
+    const atomic = await t.http().post('/api/runs/batch').set(acme.admin).send({ atomic: true, runs: [{ taskId: other }, { taskId: other, params: nested(300) }] });
+    expect(atomic.status).toBe(400);
+    expect(atomic.body.errors).toEqual([{ field: 'runs[1].params', reason: 'nested deeper than 32 levels' }]);
+    expect(await runsOf(other)).toHaveLength(before + 1);
+  });
+
   it('names every problem of a batch in one answer: a body refused whole names its items\' own values too; an item names its task, key and schema together', async () => {
     const before = (await runsOf(task)).length;
     const KEY_RULE = 'must be 1 to 62 characters of A-Z a-z 0-9 - _ . : ~';
@@ -297,8 +312,10 @@ describe.each(TEST_DATABASES)('submissions through the console API on %s', (kind
         ...Array.from({ length: 200 }, (_, i) => client.submit({ taskId: task, params: { width: i + 1 }, idempotencyKey: `co-${i}` })),
         client.submit({ taskId: task, params: { width: 0 } }),
         client.submit({ taskId: globexTask }),
-        // Refused by the console's body guard before anything is written: it would refuse the whole request it went in.
-        client.submit({ taskId: other, params: deep(31) as Record<string, unknown> }),
+        // Params nested past 32 levels: its own 400 (naming params), beside the items it went with.
+        client.submit({ taskId: other, params: deep(33) as Record<string, unknown> }),
+        // A body nested past the console's bound (512 levels) is refused whole, before anything is written: sent again in halves down to it.
+        client.submit({ taskId: other, params: deep(600) as Record<string, unknown> }),
         client.submit({ taskId: task, params: { width: 7 }, idempotencyKey: 'co-6' }),
       ];
       const settled = await Promise.allSettled(submissions);
@@ -306,10 +323,11 @@ describe.each(TEST_DATABASES)('submissions through the console API on %s', (kind
       expect(made.every((m) => 'created' in m && m.created)).toBe(true);
       expect(made.map((m) => m.run.taskId)).toEqual(made.map(() => task));
       expect(new Set(made.map((m) => m.run.id)).size).toBe(200);
-      const [width, foreign, tooDeep, again] = settled.slice(200);
+      const [width, foreign, tooDeep, bodyTooDeep, again] = settled.slice(200);
       expect(width).toMatchObject({ status: 'rejected', reason: { status: 400, code: 'VALIDATION_FAILED', errors: [expect.objectContaining({ field: 'params.width' })] } });
       expect(foreign).toMatchObject({ status: 'rejected', reason: { status: 404 } });
-      expect(tooDeep).toMatchObject({ status: 'rejected', reason: { status: 400 } });
+      expect(tooDeep).toMatchObject({ status: 'rejected', reason: { status: 400, errors: [{ field: 'params', reason: 'nested deeper than 32 levels' }] } });
+      expect(bodyTooDeep).toMatchObject({ status: 'rejected', reason: { status: 400, errors: [{ field: 'body', reason: 'JSON nested deeper than 512 levels' }] } });
       // The key's first run answers again, not made twice.
       expect(again).toMatchObject({ status: 'fulfilled', value: { created: false, run: { id: made[6].run.id } } });
       const params = (await runsOf(task)).filter((r) => made.some((m) => m.run.id === r.id)).map((r) => (r.params as { width: number }).width);

@@ -35,7 +35,8 @@ export interface ConfigureConsoleOptions {
  * - an inbound webhook's delivery (POST /api/hooks/…) kept as its raw bytes (its signature is
  *   over them), whatever its content type, up to MAX_EVENT_PAYLOAD_BYTES (413 beyond);
  * - JSON body parser limited to 1 MB (413 beyond; a tasks-as-code file's POST to 4 MB), malformed JSON or JSON nested deeper than
- *   MAX_JSON_DEPTH (32) levels → 400 naming field `body`, before any validation; a body of another
+ *   MAX_BODY_DEPTH (512) levels → 400 naming field `body`, before any validation (a named field nested deeper than
+ *   MAX_JSON_DEPTH, 32 — params, an event's payload — is refused by its own rule, naming it); a body of another
  *   content type to `/api/…` → 415 naming `content-type`;
  * - each request's audit scope (audit/audit-scopes.ts): who, from where, which action, and a check
  *   that an @Audited route that succeeded wrote exactly one record;

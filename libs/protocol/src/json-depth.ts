@@ -1,10 +1,20 @@
+import { MAX_JSON_DEPTH } from '@baton/domain';
+
 /**
- * Most levels of arrays and objects a JSON body of Baton's HTTP APIs may nest (32): deeper
- * bodies are refused with 400 before validation, whose recursive walks (class-transformer,
- * class-validator, the engine's readers) would otherwise overflow the stack on
- * `{"a":{"a":…}}` × 10 000. No real payload comes near it.
+ * Most levels of arrays and objects a JSON body sent to an engine may nest (32, the rule of a
+ * run's params): deeper bodies are refused with 400 before validation, whose recursive walks
+ * would otherwise overflow the stack on `{"a":{"a":…}}` × 10 000. No real payload comes near it.
  */
-export const MAX_JSON_DEPTH = 32;
+export { MAX_JSON_DEPTH };
+
+/**
+ * Most levels a JSON body of the console's API may nest (512): the same guard against the stack,
+ * refused whole (field `body`) before the validation pipe's recursive walks (class-transformer,
+ * class-validator), but far enough past MAX_JSON_DEPTH that a body holding a named field nested
+ * deeper than it (params, an event's payload) is answered naming that field — and in a batch,
+ * that item alone. The walks were measured safe far beyond it.
+ */
+export const MAX_BODY_DEPTH = 512;
 
 /** The reason a body nested deeper than `limit` is refused with (field `body`). */
 export function jsonDepthReason(limit = MAX_JSON_DEPTH): string {

@@ -1,5 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import { errorBody, fieldErrorBody, jsonDeeperThan, jsonDepthReason, findReservedKey, reservedKeyReason, retryAfterOf, toErrorBody, type ErrorBody } from '@baton/protocol';
+import { errorBody, fieldErrorBody, jsonDeeperThan, jsonDepthReason, findReservedKey, MAX_BODY_DEPTH, reservedKeyReason, retryAfterOf, toErrorBody, type ErrorBody } from '@baton/protocol';
 import { isTransientLockError, TRANSACTION_ATTEMPTS } from '@baton/persistence';
 import { traceFields } from '@baton/tracing';
 import type { HttpRequest as Request, HttpResponse as Response } from './http';
@@ -147,13 +147,13 @@ export function unparsedBodyGuard(req: Request & { readableEnded?: boolean }, re
 
 /**
  * Express middleware placed after the JSON body parser: a body nested deeper than
- * MAX_JSON_DEPTH is answered 400 naming field `body` before the validation pipe, whose
+ * MAX_BODY_DEPTH (512) is answered 400 naming field `body` before the validation pipe, whose
  * recursion would overflow the stack on it (a 500 even on the unauthenticated login); a body
  * holding a key the validation would drop (`__proto__`, `constructor`, `prototype`: RESERVED_JSON_KEYS)
  * is answered 400 naming the key's place, rather than stored without it.
  */
 export function bodyDepthGuard(req: Request & { body?: unknown }, res: Response, next: (err?: unknown) => void): void {
-  if (jsonDeeperThan(req.body)) return void res.status(400).json(fieldErrorBody('body', jsonDepthReason()));
+  if (jsonDeeperThan(req.body, MAX_BODY_DEPTH)) return void res.status(400).json(fieldErrorBody('body', jsonDepthReason(MAX_BODY_DEPTH)));
   const reserved = Buffer.isBuffer(req.body) ? null : findReservedKey(req.body);
   if (reserved === null) return next();
   res.status(400).json(fieldErrorBody(reserved.path, reservedKeyReason(reserved.key)));

@@ -5,8 +5,13 @@ import { isPlainObject } from '../validation/field-error';
 /** Why a number past ±(2^53 − 1) is refused: what is stored must be what was sent. */
 export const BEYOND_SAFE_INTEGERS = `is beyond ±${Number.MAX_SAFE_INTEGER} (2^53 − 1): JSON readers round such numbers (12345678901234567890 reads as 12345678901234567000), so it would not be stored as sent; send it as a string`;
 
-/** Deeper nesting is refused: it is never real parameters, and it costs stack in every parser. */
-export const MAX_JSON_DEPTH = 64;
+/**
+ * Most levels of arrays and objects a JSON value of a named field — a run's params, an event's
+ * payload — may nest (the field's own object is level 1): deeper is never real data, and it costs
+ * stack in every reader (the executor's among them). The console's body parser lets a body nest
+ * much deeper (MAX_BODY_DEPTH) so that this rule can name the field.
+ */
+export const MAX_JSON_DEPTH = 32;
 
 /**
  * The first reason `value` is not plain JSON data, with the path to it (`params.items[2]`), or
@@ -14,10 +19,11 @@ export const MAX_JSON_DEPTH = 64;
  * value that only survives stringify is still refused: what is stored must be what was sent.
  */
 export function jsonProblem(value: unknown, path: string): FieldError | null {
-  return walk(value, path, 0, new Set());
+  return walk(value, path, path, 0, new Set());
 }
 
-function walk(value: unknown, path: string, depth: number, ancestors: Set<object>): FieldError | null {
+/** `root`: the field's own path, which a value nested too deep is refused under (its deep path would be `payload.a.a.a…` ×32). */
+function walk(value: unknown, path: string, root: string, depth: number, ancestors: Set<object>): FieldError | null {
   if (value === null || typeof value === 'boolean' || typeof value === 'string') return null;
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) return { field: path, reason: 'must be a finite number (NaN and Infinity are not JSON)' };
@@ -26,7 +32,7 @@ function walk(value: unknown, path: string, depth: number, ancestors: Set<object
     return Math.abs(value) <= Number.MAX_SAFE_INTEGER ? null : { field: path, reason: BEYOND_SAFE_INTEGERS };
   }
   if (typeof value !== 'object') return { field: path, reason: `is not JSON (a ${typeof value})` };
-  if (depth >= MAX_JSON_DEPTH) return { field: path, reason: `nests deeper than ${MAX_JSON_DEPTH} levels` };
+  if (depth >= MAX_JSON_DEPTH) return { field: root, reason: `nested deeper than ${MAX_JSON_DEPTH} levels` };
   if (ancestors.has(value)) return { field: path, reason: 'refers to itself (a cycle is not JSON)' };
   if (!Array.isArray(value) && !isPlainObject(value)) return { field: path, reason: 'is not JSON (not a plain object)' };
 
@@ -35,12 +41,12 @@ function walk(value: unknown, path: string, depth: number, ancestors: Set<object
     if (Array.isArray(value)) {
       for (let i = 0; i < value.length; i++) {
         // A hole in a sparse array reads as undefined, which is refused like any undefined.
-        const problem = walk(value[i], `${path}[${i}]`, depth + 1, ancestors);
+        const problem = walk(value[i], `${path}[${i}]`, root, depth + 1, ancestors);
         if (problem) return problem;
       }
     } else {
       for (const [key, item] of Object.entries(value)) {
-        const problem = walk(item, `${path}.${key}`, depth + 1, ancestors);
+        const problem = walk(item, `${path}.${key}`, root, depth + 1, ancestors);
         if (problem) return problem;
       }
     }
