@@ -238,6 +238,21 @@ describe.each(TEST_DATABASES)('concurrency keys on %s', (kind) => {
     expect(started.filter((id) => [...r1, r2].includes(id)).sort()).toEqual([...r1, r2].sort());
   });
 
+  it('rateLimit: a run whose token comes within the look-ahead waits CLAIMED, its token taken for that instant, its error saying which token; then it starts', { timeout: 60_000 }, async () => {
+    const task = await createTask(acme, 'slow-notify', null, { key: 'customerId', perSecond: 0.2, burst: 1 });
+    const first = await trigger(acme, task, 'w1');
+    const second = await trigger(acme, task, 'w1');
+    await startedRun(first);
+    // Its token is 5 s away, within the engine's look-ahead (10 s): claimed ahead again at once, as MANUAL's rateLimit says.
+    await until(`run ${second} CLAIMED waiting for its token`, async () => {
+      const row = await run(second);
+      return row.state === 'CLAIMED' && row.instantAt !== null && row.error === "Waiting for a token of its rate key 'w1' (rateLimit 0.2/s, burst 1)";
+    }, () => whereIs(second));
+    await startedRun(second);
+    expect((await run(second)).error).toBeNull();
+    for (const id of [first, second]) await finish(id);
+  });
+
   it('a key group: two tasks share a key (limit 1) — the second task\'s run waits HELD while the first\'s runs and starts when it ends; another key of the group, and another tenant\'s group of the same name, go at once', { timeout: 60_000 }, async () => {
     const group = { key: 'customerId', limit: 1, onLimit: 'QUEUE', group: 'customer-sync' };
     const orders = await createTask(acme, 'sync-orders', group);
