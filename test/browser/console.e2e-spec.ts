@@ -3,8 +3,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { WITHDRAWN_BY } from '@baton/persistence';
 import { demoLogins } from '../../apps/embedded/src/demo-seed';
 import { startEmbedded, type EmbeddedBaton } from '../../apps/embedded/src/start-embedded';
 import { launchChromium, settled, shot, watchErrors } from './support/chromium';
@@ -547,6 +549,42 @@ describe('web console (Chromium)', { shuffle: false }, () => {
     page.once('dialog', (d) => void d.accept());
     await cancel.click();
     await page.locator('[data-run-state="CANCELLED"]').waitFor({ timeout: 10_000 });
+  });
+
+  it("shows why a run not ended waits apart from its result, and what became of a withdrawn fire's instant, in English and Chinese", async () => {
+    const task = await api<{ id: number }>('POST', '/tasks', { name: 'rate-limited', executorApp: 'demo', handler: 'noop', trigger: { kind: 'MANUAL' }, rateLimit: { perSecond: 1 / 86_400, burst: 1 } });
+    await api('POST', `/tasks/${task.id}/trigger`, {});
+    const second = await api<{ id: number }>('POST', `/tasks/${task.id}/trigger`, {});
+    await expect.poll(async () => (await api<{ error: string | null }>('GET', `/runs/${second.id}`)).error ?? '', { timeout: 20_000 }).toContain('Waiting for a token');
+    await go(page, `/runs/${second.id}`);
+    const waiting = page.locator('[data-run-waiting]');
+    await waiting.waitFor();
+    expect(await waiting.textContent()).toContain('Waiting for a token');
+    expect(await page.locator('main h2').allTextContents()).toContain('Why it waits');
+    expect(await page.locator('[data-run-error]').count()).toBe(0);
+    expect(await page.locator('[data-run-withdrawal]').count()).toBe(0);
+
+    // As a fire an edit withdrew after it may have been sent ahead (the row as withdrawPreparedFires writes it).
+    const db = new Database(join(dir, 'baton.sqlite'));
+    try {
+      db.prepare("UPDATE runs SET state = 'CANCELLED', withdrawal = 'UNSETTLED', error = ?, finished_at = ? WHERE id = ?").run(WITHDRAWN_BY.edit, Date.now(), second.id);
+    } finally {
+      db.close();
+    }
+    await go(page, `/runs/${second.id}`);
+    const withdrawal = page.locator('[data-run-withdrawal="UNSETTLED"]');
+    await withdrawal.waitFor();
+    expect(await withdrawal.textContent()).toContain('waiting for its executor to confirm it never started it');
+    // Ended: its error is its result again.
+    expect(await page.locator('[data-run-error]').textContent()).toBe(WITHDRAWN_BY.edit);
+    expect(await page.locator('[data-run-waiting]').count()).toBe(0);
+    const zh = await chineseTab();
+    try {
+      await go(zh.page, `/runs/${second.id}`);
+      expect(await zh.page.locator('[data-run-withdrawal="UNSETTLED"]').textContent()).toContain('正在等待执行器确认它没有启动');
+    } finally {
+      await zh.context.close();
+    }
   });
 
   it('adds a webhook, sends a test delivery, and gets a failure alarm delivered to it by the engine', async () => {

@@ -78,6 +78,10 @@ describe.each(TEST_DATABASES)('prepared fires follow pauses and edits on %s', (k
     });
     expect(planned.id in (await runsOf(id))).toBe(false);
     expect(cancelNotices).toEqual([{ tenantId: 'acme', engineGroup: 'default', runIds: [sentAhead.id, takenOver.id] }]);
+    // The run views tell it: the run, the task's runs.
+    expect((await t.http().get(`/api/runs/${takenOver.id}`).set(acme.admin)).body).toMatchObject({ state: 'CANCELLED', withdrawal: 'UNSETTLED', error: WITHDRAWN_BY.pause });
+    const listed = (await t.http().get(`/api/runs?taskId=${id}`).set(acme.admin)).body.items as Array<{ id: number; withdrawal: string | null }>;
+    expect(Object.fromEntries(listed.map((r) => [r.id, r.withdrawal]))).toEqual({ [claimed.id]: null, [sentAhead.id]: 'UNSETTLED', [takenOver.id]: 'UNSETTLED', [underWay.id]: null, [manual.id]: null });
     // The instants of the plan and the claimed fire are given back; the sent ones' wait for their executor's word.
     expect(await plannerOf(id)).toEqual({ fireCount: 5, nextFireAt: T0 + 3_000 });
     // Resuming withdraws nothing and keeps the rewound next fire (the planner's misfire policy applies if it has passed).

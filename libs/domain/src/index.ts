@@ -126,7 +126,7 @@ export { accessForGroups, parseGroupMap } from './access/sso-group-map';
 export { API_KEY_PRINCIPAL_PREFIX, MAX_API_KEY_NAME_LENGTH, MAX_USERNAME_LENGTH, principalNameProblem } from './access/principal-names';
 export type { GroupGrant, SsoAccess } from './access/sso-group-map';
 export { BACKFILL_SLICE, BACKFILL_TOO_MANY, backfillFires, backfillRange, FIRES_PER_SLICE, MAX_BACKFILL_FIRES } from './trigger/backfill';
-export { EDIT_REACHES_FIRES_AFTER_MS, PREPARED_FIRE_FIELDS, preparedFiresWithdrawnAfter, rewindForWithdrawn, settledByAbortAnswer, settledByCallback, settledBySweep, type WithdrawalSettled, type WithdrawalState } from './trigger/prepared-fires';
+export { EDIT_REACHES_FIRES_AFTER_MS, PREPARED_FIRE_FIELDS, preparedFiresWithdrawnAfter, rewindForWithdrawn, settledByAbortAnswer, settledByCallback, settledBySweep, type WithdrawalSettled } from './trigger/prepared-fires';
 export type { FireCursor } from './trigger/prepared-fires';
 export { MAX_PARENT_RESULTS_BYTES, parentResultsJson, parseParentResults } from './dag/parent-results';
 export { routesTo, webhookRetryDelay, WEBHOOK_GIVE_UP_MS, WEBHOOK_MAX_ANSWER_BYTES, WEBHOOK_MAX_RETRY_MS, WEBHOOK_NAME_MAX_LENGTH, WEBHOOK_TIMEOUT_MS } from './alarm/webhook-route';

@@ -495,6 +495,18 @@ export const RUN_STATES = [
 export type RunState = (typeof RUN_STATES)[number];
 
 /**
+ * Where a withdrawn prepared fire stands (runs.withdrawal; trigger/prepared-fires.ts). One that
+ * an engine may have sent ahead (DISPATCHED or ACCEPTED when withdrawn, or with a sent mark kept)
+ * is UNSETTLED until its executor's word says whether it started: its instant is not given back before that, since the executor may start it at the
+ * instant if the abort comes late, and a fire planned again would be the instant's second. Then,
+ * once: NOT_STARTED (dropped before it started: the instant is given back, rewindForWithdrawn,
+ * and runs late rather than twice), STARTED (it ran as prepared: the instant is not planned
+ * again), or UNKNOWN (no word by its timeout: taken as STARTED — never twice beats late).
+ */
+export const WITHDRAWAL_STATES = ['UNSETTLED', 'NOT_STARTED', 'STARTED', 'UNKNOWN'] as const;
+export type WithdrawalState = (typeof WITHDRAWAL_STATES)[number];
+
+/**
  * How an earlier attempt of a run ended (run_attempts.state) besides FAILED and TIMED_OUT:
  * HANDED_BACK — a run sent ahead of its instant that its executor provably never started (it had
  * lost contact with the engines: docs/EXECUTOR-PROTOCOL.md, "Runs sent ahead and contact"). It

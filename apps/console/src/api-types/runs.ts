@@ -1,4 +1,4 @@
-import type { ApprovalOutcome, ApproverRole, AttemptState, ExecutorState, JsonValue, RunCause, RunState } from '@baton/domain/types';
+import type { ApprovalOutcome, ApproverRole, AttemptState, ExecutorState, JsonValue, RunCause, RunState, WithdrawalState } from '@baton/domain/types';
 import type { TimelineEntry } from '@baton/domain/run/timeline';
 
 export type { TimelineEntry };
@@ -30,6 +30,14 @@ export interface Run {
   finishedAt: number | null;
   error: string | null;
   progress: number | null;
+  /**
+   * A scheduled fire an edit, a pause, a calendar or a first dependency withdrew after an engine
+   * may have sent it ahead to its executor: UNSETTLED while the engines wait for its executor to
+   * say whether it started it (its instant is not planned again before), then NOT_STARTED (the
+   * instant is planned again), STARTED (it ran as it was prepared) or UNKNOWN (no word by its
+   * timeout: taken as run). Null for every other run.
+   */
+  withdrawal: WithdrawalState | null;
   createdAt: number;
   updatedAt: number;
 }

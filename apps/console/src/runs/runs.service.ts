@@ -55,6 +55,7 @@ export function runView(row: RunEntity, taskName: string | null): RunView {
     finishedAt: row.finishedAt,
     error: row.error === null ? null : splitError(row.error).summary,
     progress: row.progress,
+    withdrawal: row.withdrawal,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };

@@ -1,4 +1,4 @@
-import type { Millis, TaskDefinition } from '../types';
+import type { Millis, TaskDefinition, WithdrawalState } from '../types';
 
 /**
  * Terminology: a **prepared fire** is a scheduled fire an engine made ready before its instant —
@@ -73,18 +73,7 @@ export function rewindForWithdrawn(cursor: FireCursor, withdrawn: readonly Milli
   };
 }
 
-/**
- * Where a withdrawn prepared fire stands (runs.withdrawal). One that an engine may have sent ahead
- * (DISPATCHED or ACCEPTED when withdrawn) is UNSETTLED until its executor's word says whether it
- * started: its instant is not given back before that, since the executor may start it at the
- * instant if the abort comes late, and a fire planned again would be the instant's second. Then,
- * once: NOT_STARTED (dropped before it started: the instant is given back, rewindForWithdrawn,
- * and runs late rather than twice), STARTED (it ran as prepared: the instant is not planned
- * again), or UNKNOWN (no word by its timeout: taken as STARTED — never twice beats late).
- */
-export type WithdrawalState = 'UNSETTLED' | 'NOT_STARTED' | 'STARTED' | 'UNKNOWN';
-
-/** How an unsettled withdrawal settles. */
+/** How an unsettled withdrawal settles (WithdrawalState, types.ts). */
 export type WithdrawalSettled = Exclude<WithdrawalState, 'UNSETTLED'>;
 
 /**

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
-import { APPROVAL_OUTCOMES, APPROVER_ROLES, EXECUTOR_STATES, HANDED_BACK, MAX_APPROVAL_COMMENT, RUN_CAUSES, RUN_STATES, TIMELINE_STEPS, type ApprovalOutcome, type ApproverRole, type AttemptState, type ExecutorState, type JsonValue, type RunCause, type RunState, type TimelineClock, type TimelineStep } from '@baton/domain';
+import { APPROVAL_OUTCOMES, APPROVER_ROLES, EXECUTOR_STATES, HANDED_BACK, MAX_APPROVAL_COMMENT, RUN_CAUSES, RUN_STATES, TIMELINE_STEPS, WITHDRAWAL_STATES, type ApprovalOutcome, type ApproverRole, type AttemptState, type ExecutorState, type JsonValue, type RunCause, type RunState, type TimelineClock, type TimelineStep, type WithdrawalState } from '@baton/domain';
 import { InstantQuery, IntQuery, PageQuery, ToList } from '../../common/query';
 import { Raw } from '../../common/raw-json';
 import type * as Api from '../../api-types';
@@ -78,6 +78,13 @@ export class RunView implements Api.Run {
   finishedAt!: number | null;
   @ApiProperty({ type: String, nullable: true, description: "The error's first line (at most 300 characters); the rest is the run detail's errorDetail" }) error!: string | null;
   @ApiProperty({ type: Number, nullable: true }) progress!: number | null;
+  @ApiProperty({
+    enum: WITHDRAWAL_STATES,
+    nullable: true,
+    description:
+      "A scheduled fire withdrawn by an edit, a pause, a calendar or a first dependency after an engine may have sent it ahead to its executor (it is CANCELLED): UNSETTLED while the engines wait for the executor to say whether it started it — its instant is not planned again before; then NOT_STARTED (its instant is planned again), STARTED (it ran as it was prepared: startedAt, and finishedAt when it ran past the withdrawal, are the executor's) or UNKNOWN (no word by its timeout: taken as run, not planned again). Null for every other run",
+  })
+  withdrawal!: WithdrawalState | null;
   @ApiProperty() createdAt!: number;
   @ApiProperty() updatedAt!: number;
 }

@@ -73,6 +73,14 @@ export function RunDetailPage({ runId, canWrite }: { runId: number; canWrite: bo
   };
 
   const r = run.data;
+  // A run not ended keeps in `error` why it waits (a rate key's token, a dispatch deferred, a failed attempt's retry): not its result.
+  const waiting = !!r && !isTerminal(r.state) && r.error !== null;
+  const errorDetail = r?.errorDetail ? (
+    <details className="error-detail">
+      <summary>{t('Stack and details')}</summary>
+      <pre className="mono small">{r.errorDetail}</pre>
+    </details>
+  ) : null;
   const attempts = useLoad(() => get<RunAttempts>(`/runs/${runId}/attempts`), [runId, r?.attempt, r?.state]);
   const rerun = async () => {
     try {
@@ -127,6 +135,12 @@ export function RunDetailPage({ runId, canWrite }: { runId: number; canWrite: bo
               <dt>{t('Cause')}</dt>
               <dd>{codeLabel(r.cause)}</dd>
             </div>
+            {r.withdrawal ? (
+              <div>
+                <dt>{t('Withdrawn')}</dt>
+                <dd data-run-withdrawal={r.withdrawal}>{withdrawalText(r.withdrawal)}</dd>
+              </div>
+            ) : null}
             <div>
               <dt>{t('Attempt')}</dt>
               <dd>{r.attempt}</dd>
@@ -219,19 +233,25 @@ export function RunDetailPage({ runId, canWrite }: { runId: number; canWrite: bo
             </>
           ) : null}
 
+          {waiting ? (
+            <>
+              <h2>{t('Why it waits')}</h2>
+              <pre className="notice mono" data-run-waiting translate="no">
+                {r.error}
+              </pre>
+              {errorDetail}
+            </>
+          ) : null}
           <h2>{t('Result')}</h2>
-          {r.error ? (
-            <pre className="error-box mono" data-run-error translate="no">
-              {r.error}
-            </pre>
+          {r.error && !waiting ? (
+            <>
+              <pre className="error-box mono" data-run-error translate="no">
+                {r.error}
+              </pre>
+              {errorDetail}
+            </>
           ) : null}
-          {r.errorDetail ? (
-            <details className="error-detail">
-              <summary>{t('Stack and details')}</summary>
-              <pre className="mono small">{r.errorDetail}</pre>
-            </details>
-          ) : null}
-          {r.result !== null && r.result !== undefined ? <pre className="code">{JSON.stringify(r.result, null, 2)}</pre> : !r.error ? <p className="muted">{t('No result yet.')}</p> : null}
+          {r.result !== null && r.result !== undefined ? <pre className="code">{JSON.stringify(r.result, null, 2)}</pre> : !r.error || waiting ? <p className="muted">{t('No result yet.')}</p> : null}
           <details>
             <summary>{t('Params')}</summary>
             <pre className="code">{JSON.stringify(r.params, null, 2)}</pre>
@@ -253,4 +273,18 @@ export function RunDetailPage({ runId, canWrite }: { runId: number; canWrite: bo
       ) : null}
     </>
   );
+}
+
+/** What became of a withdrawn fire's instant (Run.withdrawal), for people. */
+function withdrawalText(w: NonNullable<Run['withdrawal']>): string {
+  switch (w) {
+    case 'UNSETTLED':
+      return t('Withdrawn after it may have been sent ahead: waiting for its executor to confirm it never started it (its instant is not run again before)');
+    case 'NOT_STARTED':
+      return t('Withdrawn before its executor started it: its instant runs again as the task now says');
+    case 'STARTED':
+      return t('Withdrawn too late: its executor had already started it, so it ran as it was prepared');
+    case 'UNKNOWN':
+      return t('Withdrawn, but its executor never said whether it started it: taken as run as it was prepared, not run again');
+  }
 }
