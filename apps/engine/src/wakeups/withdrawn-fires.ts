@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CLOCK, rewindForWithdrawn, type Clock, type WithdrawalSettled } from '@baton/domain';
-import { findUnsettledWithdrawal, inTransaction, lockTask, setFireCursors, settledWithdrawalError, settleWithdrawal } from '@baton/persistence';
+import { findUnsettledWithdrawal, inTransaction, lockTask, recordRanWithdrawnFire, setFireCursors, settledWithdrawalError, settleWithdrawal } from '@baton/persistence';
 
 /**
  * Withdrawn prepared fires that an engine may have sent (runs.withdrawal UNSETTLED, domain
@@ -27,16 +27,25 @@ export class WithdrawnFires {
 
   /**
    * Settles the run's withdrawal if it is still unsettled at this attempt; whether this call did.
-   * `report`: the start and end its executor reported, if any.
+   * `report`: the start and end its executor reported, if any — taken for a fire that ran, also
+   * once it is settled (recordRanWithdrawnFire), so its timeline shows its run.
    */
   async settle(tenantId: string, runId: number, attempt: number, settled: WithdrawalSettled, report: { startedAt?: number; finishedAt?: number } = {}): Promise<boolean> {
     const fire = await findUnsettledWithdrawal(this.dataSource.manager, { runId, tenantId });
-    if (!fire || fire.attempt !== attempt) return false;
+    const ran = settled !== 'NOT_STARTED' && (report.startedAt !== undefined || report.finishedAt !== undefined);
+    if (!fire) {
+      // Settled as run already (an abort's RUNNING answer settles it with no times): its outcome brings its start and end.
+      if (ran) await recordRanWithdrawnFire(this.dataSource.manager, { runId, tenantId, attempt, startedAt: report.startedAt ?? null, endedAt: report.finishedAt ?? null, now: this.clock.now() });
+      return false;
+    }
+    if (fire.attempt !== attempt) return false;
     const done = await inTransaction(this.dataSource, async (em) => {
       const task = await lockTask(em, tenantId, fire.taskId);
       const now = this.clock.now();
       const error = settledWithdrawalError(fire.error, settled);
-      const moved = await settleWithdrawal(em, { runId, tenantId, attempt, settled, error, startedAt: report.startedAt, endedAt: report.finishedAt, now });
+      // Dropped unstarted: the executor's drop time is no end of the run (it ended at its withdrawal).
+      const times = ran ? { startedAt: report.startedAt, endedAt: report.finishedAt } : {};
+      const moved = await settleWithdrawal(em, { runId, tenantId, attempt, settled, error, ...times, now });
       if (moved && settled === 'NOT_STARTED' && task) await setFireCursors(em, { tenantId, cursors: [{ taskId: task.id, ...rewindForWithdrawn(task, [fire.scheduledAt]) }] });
       return moved;
     });

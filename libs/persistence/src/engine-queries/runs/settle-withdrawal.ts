@@ -6,6 +6,23 @@ import { runWrite, stateIn } from '../../runs/run-writes';
 /** Guarded by state, changes none (run-writes.spec.ts): a withdrawn fire stays CANCELLED whatever its executor says. */
 export const SETTLE_WITHDRAWAL = runWrite('settleWithdrawal', ['CANCELLED'], 'same');
 
+/** Guarded by state, changes none (run-writes.spec.ts). */
+export const RECORD_RAN_WITHDRAWN_FIRE = runWrite('recordRanWithdrawnFire', ['CANCELLED'], 'same');
+
+/**
+ * The SET part taking what a withdrawn fire's executor reported of its run: its start, and its
+ * end when after the withdrawal's (it ran past it) — then on the executor's clock, so the run's
+ * timeline says whose. finished_clock is set before finished_at: MariaDB evaluates a single-table
+ * SET left to right with the new values, SQLite with the old ones — in this order both compare
+ * the old finished_at. Parameters: ranTimesParams.
+ */
+const RAN_TIMES = `started_at = COALESCE(started_at, ?), finished_clock = CASE WHEN finished_at < ? THEN 'executor' ELSE finished_clock END,
+            finished_at = CASE WHEN finished_at < ? THEN ? ELSE finished_at END`;
+
+function ranTimesParams(startedAt: number | null, endedAt: number | null): unknown[] {
+  return [startedAt, endedAt, endedAt, endedAt];
+}
+
 /** A withdrawn fire its executor has not settled yet (runs.withdrawal UNSETTLED). */
 export interface UnsettledWithdrawal {
   runId: number;
@@ -70,13 +87,14 @@ async function readUnsettled(manager: EntityManager, where: string, params: unkn
  * the sweep comes first; the others move nothing:
  *
  *   UPDATE runs SET withdrawal = ?, error = ?, fire_key = CASE WHEN ? = 'NOT_STARTED' THEN 'w:<id>' ELSE fire_key END,
- *          started_at = COALESCE(started_at, ?), finished_at = CASE WHEN finished_at < ? THEN ? ELSE finished_at END, updated_at = ?
+ *          started_at = COALESCE(started_at, ?), finished_clock = CASE WHEN finished_at < ? THEN 'executor' ELSE finished_clock END,
+ *          finished_at = CASE WHEN finished_at < ? THEN ? ELSE finished_at END, updated_at = ?
  *    WHERE id = ? AND tenant_id = ? AND attempt = ? AND withdrawal = 'UNSETTLED' AND state IN ('CANCELLED')
  *
  * NOT_STARTED frees the fire key for the instant's new run (the caller gives the instant back in
  * the same transaction). A fire that started keeps its key: its instant ran, and no run may take
- * it again. `startedAt`/`endedAt`: what its executor reported (the run's start, and an end after
- * the withdrawal's: it ran past it).
+ * it again. `startedAt`/`endedAt`: what its executor reported (RAN_TIMES: the run's start, and an
+ * end after the withdrawal's, on the executor's clock).
  */
 export async function settleWithdrawal(
   manager: EntityManager,
@@ -87,9 +105,32 @@ export async function settleWithdrawal(
   const { affected } = await execute(
     manager,
     `UPDATE runs SET withdrawal = ?, error = ?, fire_key = CASE WHEN ? = 'NOT_STARTED' THEN ? ELSE fire_key END,
-            started_at = COALESCE(started_at, ?), finished_at = CASE WHEN finished_at < ? THEN ? ELSE finished_at END, updated_at = ?
+            ${RAN_TIMES}, updated_at = ?
       WHERE id = ? AND tenant_id = ? AND attempt = ? AND withdrawal = 'UNSETTLED' AND ${stateIn(SETTLE_WITHDRAWAL)}`,
-    [input.settled, input.error, input.settled, `w:${input.runId}`, startedAt, endedAt, endedAt, input.now, input.runId, input.tenantId, input.attempt],
+    [input.settled, input.error, input.settled, `w:${input.runId}`, ...ranTimesParams(startedAt, endedAt), input.now, input.runId, input.tenantId, input.attempt],
+  );
+  return affected > 0;
+}
+
+/**
+ * The start and end its executor reports for a withdrawn fire already settled as run (STARTED, or
+ * UNKNOWN) — an abort's RUNNING answer settles it with neither, and its outcome comes after:
+ *
+ *   UPDATE runs SET <RAN_TIMES>, updated_at = ?
+ *    WHERE id = ? AND tenant_id = ? AND attempt = ? AND withdrawal IN ('STARTED', 'UNKNOWN') AND state IN ('CANCELLED')
+ *
+ * Its withdrawal's end (before the instant) would otherwise stay its end, and its timeline tell a
+ * run that ended before its instant and never started. Nothing else of the run moves.
+ */
+export async function recordRanWithdrawnFire(
+  manager: EntityManager,
+  input: { runId: number; tenantId: string; attempt: number; startedAt: number | null; endedAt: number | null; now: number },
+): Promise<boolean> {
+  const { affected } = await execute(
+    manager,
+    `UPDATE runs SET ${RAN_TIMES}, updated_at = ?
+      WHERE id = ? AND tenant_id = ? AND attempt = ? AND withdrawal IN ('STARTED', 'UNKNOWN') AND ${stateIn(RECORD_RAN_WITHDRAWN_FIRE)}`,
+    [...ranTimesParams(input.startedAt, input.endedAt), input.now, input.runId, input.tenantId, input.attempt],
   );
   return affected > 0;
 }
