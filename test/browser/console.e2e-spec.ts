@@ -552,7 +552,7 @@ describe('web console (Chromium)', { shuffle: false }, () => {
   });
 
   it("shows why a run not ended waits apart from its result, and what became of a withdrawn fire's instant, in English and Chinese", async () => {
-    const task = await api<{ id: number }>('POST', '/tasks', { name: 'rate-limited', executorApp: 'demo', handler: 'noop', trigger: { kind: 'MANUAL' }, rateLimit: { perSecond: 1 / 86_400, burst: 1 } });
+    const task = await api<{ id: number }>('POST', '/tasks', { name: 'rate-limited', executorApp: 'demo', handler: 'noop', trigger: { kind: 'MANUAL' }, params: { customerId: 'c1' }, rateLimit: { key: 'customerId', perSecond: 1 / 86_400, burst: 1 } });
     await api('POST', `/tasks/${task.id}/trigger`, {});
     const second = await api<{ id: number }>('POST', `/tasks/${task.id}/trigger`, {});
     await expect.poll(async () => (await api<{ error: string | null }>('GET', `/runs/${second.id}`)).error ?? '', { timeout: 20_000 }).toContain('Waiting for a token');
