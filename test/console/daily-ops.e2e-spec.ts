@@ -151,8 +151,11 @@ describe.each(TEST_DATABASES)('daily operations through the console API on %s', 
     const sent = await insertRun(db.dataSource, 'acme', taskId, { state: 'ACCEPTED', dispatchedAt: T0 });
     const marked = await insertRun(db.dataSource, 'acme', taskId, { state: 'DISPATCHED', dispatchedAt: T0 });
     const waiting = await insertRun(db.dataSource, 'acme', taskId, { state: 'PENDING' });
-    expect((await t.http().post('/api/runs/bulk-cancel').set(acme.admin).send({ ids: [sent.id, waiting.id, marked.id] })).status).toBe(200);
-    expect(cancelNotices).toEqual([{ tenantId: 'acme', engineGroup: 'default', runIds: [sent.id, marked.id] }]);
+    // Given back to PENDING by a takeover with its dispatch mark (its executor may hold it), and one whose dispatch got no answer.
+    const takenOver = await insertRun(db.dataSource, 'acme', taskId, { state: 'PENDING', dispatchedAt: T0 });
+    const unanswered = await insertRun(db.dataSource, 'acme', taskId, { state: 'RETRY_WAIT', executorId: 1 });
+    expect((await t.http().post('/api/runs/bulk-cancel').set(acme.admin).send({ ids: [sent.id, waiting.id, marked.id, takenOver.id, unanswered.id] })).status).toBe(200);
+    expect(cancelNotices).toEqual([{ tenantId: 'acme', engineGroup: 'default', runIds: [sent.id, marked.id, takenOver.id, unanswered.id] }]);
     const alone = await insertRun(db.dataSource, 'acme', taskId, { state: 'ACCEPTED', dispatchedAt: T0 });
     expect((await t.http().post(`/api/runs/${alone.id}/cancel`).set(acme.admin)).status).toBe(200);
     expect(cancelNotices[1]).toEqual({ tenantId: 'acme', engineGroup: 'default', runIds: [alone.id] });

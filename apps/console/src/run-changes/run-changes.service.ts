@@ -159,7 +159,12 @@ function rejectionUnderWay(id: number, approval: RunApprovalEntity | null): ApiE
   ]);
 }
 
-/** A run sent to an executor (DISPATCHED: maybe; ACCEPTED: surely) may be running or waiting there for its instant. */
+/**
+ * A run sent to an executor (DISPATCHED: maybe; ACCEPTED: surely) may be running or waiting there
+ * for its instant; so may a waiting one with a sent mark (persistence keepsSentMark: its engine
+ * died after sending it, or its dispatch got no answer) — cancelled without an abort, its
+ * executor would start it anyway.
+ */
 function wasSent(run: RunEntity): boolean {
-  return run.state === 'DISPATCHED' || run.state === 'ACCEPTED';
+  return run.state === 'DISPATCHED' || run.state === 'ACCEPTED' || run.dispatchedAt !== null || run.executorId !== null;
 }

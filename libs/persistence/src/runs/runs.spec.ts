@@ -134,9 +134,17 @@ describe.each(TEST_DATABASES)('runs on %s', (kind) => {
       const done = await insertRun(db.dataSource, { state: 'FAILED', fireKey: 'b' });
       const otherTask = await insertRun(db.dataSource, { taskId: 2, fireKey: 'c' });
       const sent = await insertRun(db.dataSource, { state: 'ACCEPTED', fireKey: 'd' });
-      expect(await cancelTaskRuns(db.dataSource.manager, { taskId: 1, tenantId: 'acme', now: T + 3 })).toEqual({ cancelled: 2, maybeSent: [{ runId: sent.id, engineGroup: 'default' }] });
+      // Given back to PENDING by a takeover with its dispatch mark: its executor may hold it.
+      const takenOver = await insertRun(db.dataSource, { state: 'PENDING', fireKey: 'e', dispatchedAt: T });
+      expect(await cancelTaskRuns(db.dataSource.manager, { taskId: 1, tenantId: 'acme', now: T + 3 })).toEqual({
+        cancelled: 3,
+        maybeSent: [
+          { runId: sent.id, engineGroup: 'default' },
+          { runId: takenOver.id, engineGroup: 'default' },
+        ],
+      });
       const states = async (id: number) => (await db.dataSource.getRepository(RunEntity).findOneByOrFail({ id })).state;
-      expect([await states(active.id), await states(done.id), await states(otherTask.id), await states(sent.id)]).toEqual(['CANCELLED', 'FAILED', 'PENDING', 'CANCELLED']);
+      expect([await states(active.id), await states(done.id), await states(otherTask.id), await states(sent.id), await states(takenOver.id)]).toEqual(['CANCELLED', 'FAILED', 'PENDING', 'CANCELLED', 'CANCELLED']);
       // Each says why it ended.
       expect((await db.dataSource.getRepository(RunEntity).findOneByOrFail({ id: active.id })).error).toBe(TASK_DELETED);
     });
