@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { jsonDeeperThan, jsonDepthReason, MAX_JSON_DEPTH } from './json-depth';
+import { MAX_JSON_DEPTH as PARAMS_DEPTH } from '@baton/domain';
 
 function nested(levels: number): unknown {
   return JSON.parse('{"a":'.repeat(levels) + '1' + '}'.repeat(levels));
@@ -26,5 +27,11 @@ describe('jsonDeeperThan', () => {
 
   it('names the limit in its reason', () => {
     expect(jsonDepthReason()).toBe('JSON nested deeper than 32 levels');
+  });
+});
+
+describe('MAX_JSON_DEPTH', () => {
+  it('is the domain’s bound for a run’s params (this package is packed without the domain, so it keeps its own copy)', () => {
+    expect(MAX_JSON_DEPTH).toBe(PARAMS_DEPTH);
   });
 });

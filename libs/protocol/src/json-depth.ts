@@ -1,11 +1,11 @@
-import { MAX_JSON_DEPTH } from '@baton/domain';
-
 /**
  * Most levels of arrays and objects a JSON body sent to an engine may nest (32, the rule of a
  * run's params): deeper bodies are refused with 400 before validation, whose recursive walks
  * would otherwise overflow the stack on `{"a":{"a":…}}` × 10 000. No real payload comes near it.
+ * The same number as @baton/domain's MAX_JSON_DEPTH (json-depth.spec.ts checks it), written here
+ * because this package is packed with the executor SDK, without the domain.
  */
-export { MAX_JSON_DEPTH };
+export const MAX_JSON_DEPTH = 32;
 
 /**
  * Most levels a JSON body of the console's API may nest (512): the same guard against the stack,

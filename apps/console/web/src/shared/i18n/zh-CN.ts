@@ -683,7 +683,7 @@ export const zhCN: Record<string, string> = {
   'Start at (optional)': '开始时间（可选）',
   'Start deadline': '启动期限',
   'A run not started by its start deadline': '超过启动期限仍未启动的运行',
-  'ALARM: it waits on and runs, late, once an executor takes it. GIVE_UP: it ends FAILED, not retried (as XXL-JOB fails a fire no executor took); a run already sent is never given up.': 'ALARM（告警）：继续等待，有执行器接收后迟到运行。GIVE_UP（放弃）：直接记为失败，不重试（如同 XXL-JOB 对没有执行器接收的触发判失败）；已派发的运行绝不放弃。',
+  'ALARM: it waits on and runs, late, once an executor takes it. GIVE_UP: it ends FAILED, not retried (as XXL-JOB fails a fire no executor took); a run already sent is never given up.': '告警：继续等待，有执行器接收后迟到运行。放弃：直接记为失败，不重试（如同 XXL-JOB 对没有执行器接收的触发判失败）；已派发的运行绝不放弃。',
   'Start deadline (ms, or 30s, 5m, 1h)': '启动期限（毫秒，或 30s、5m、1h）',
   'Start one with the variables under': '用',
   'Started': '已开始',
