@@ -65,6 +65,8 @@ HEARTBEAT_TRY_S = 2
 # the Node SDK's rerouteAfterMs) is tried after the others for this long (s), again each time it hangs.
 SET_ASIDE_S = 5
 MAX_PENDING_LOG_LINES = 200
+# A log line's levels, as the protocol's LogLevel spells them (engines store another as info).
+LOG_LEVELS = ("debug", "info", "warn", "error")
 # The longest a final callback is held back while runs wait in line to start: the outcome must not
 # wait on a line that stays full. The SDKs' bound (a 4,000-run burst sent ahead started within
 # ~0.6 s of its instant).
@@ -184,6 +186,7 @@ class Context:
             raise Aborted(ABORT_MESSAGES.get(self._job.abort_reason, "aborted"))
 
     def log(self, level, message):
+        """level: debug, info, warn or error (any case); another raises ValueError here, at the call."""
         self._job.log(level, message)
 
 
@@ -216,7 +219,7 @@ def h_log_steps(ctx):
     ms = (ctx.params or {}).get("ms", 10_000) if isinstance(ctx.params, dict) else 10_000
     for step in range(1, 11):
         ctx.sleep(ms / 10)
-        ctx.log("INFO", f"step {step}/10 done")
+        ctx.log("info", f"step {step}/10 done")
     return {"ms": ms}
 
 
@@ -401,7 +404,10 @@ class Job:
         return True
 
     def log(self, level, message):
-        self.logs.append({"at": now_ms(), "level": level, "message": str(message)[:4096]})
+        wire = level.lower() if isinstance(level, str) else level
+        if wire not in LOG_LEVELS:
+            raise ValueError(f"log level: must be one of {', '.join(LOG_LEVELS)} (got {level!r})")
+        self.logs.append({"at": now_ms(), "level": wire, "message": str(message)[:4096]})
         while len(self.logs) > MAX_PENDING_LOG_LINES:
             self.logs.popleft()
             self.dropped += 1
@@ -410,7 +416,7 @@ class Job:
         """The pending lines (after a marker when some were dropped); they stay pending until `taken`."""
         lines = list(self.logs)
         if self.dropped:
-            lines.insert(0, {"at": now_ms(), "level": "WARN", "message": f"[{self.dropped} log line(s) dropped: more than {MAX_PENDING_LOG_LINES} waiting]"})
+            lines.insert(0, {"at": now_ms(), "level": "warn", "message": f"[{self.dropped} log line(s) dropped: more than {MAX_PENDING_LOG_LINES} waiting]"})
         return lines
 
     def taken(self, count):

@@ -280,7 +280,10 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
       const interim = engine.callbacks.filter((c) => c.body.runId === req.runId && !c.body.outcome && c.status === 200 && c.body.logs?.length);
       expect(interim.length, 'interim callbacks with log lines').toBeGreaterThan(0);
       expect(interim[0].at).toBeLessThan(final.at);
-      const lines = [...interim.flatMap((c) => c.body.logs ?? []), ...(final.body.logs ?? [])].map((l) => l.message);
+      const logs = [...interim.flatMap((c) => c.body.logs ?? []), ...(final.body.logs ?? [])];
+      // The protocol's LogLevel, as spelt: an engine stores another level as info.
+      expect(logs.map((l) => l.level).filter((level) => !['debug', 'info', 'warn', 'error'].includes(level)), 'levels not of the protocol').toEqual([]);
+      const lines = logs.map((l) => l.message);
       expect(lines.length).toBeGreaterThanOrEqual(10);
       expect(new Set(lines).size).toBe(lines.length);
       if (logSteps.reportsProgress) {

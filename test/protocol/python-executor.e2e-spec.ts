@@ -78,6 +78,30 @@ print(json.dumps([l for l in lines if "refused for good" in l]))`;
     expect(lines[1]).toMatch(/^\[python executor\] callback 8:1 refused for good by .*, dropped$/);
   });
 
+  it('sends log levels lower-case, as the protocol spells them, and refuses another level at the call', () => {
+    const script = `
+import json, sys
+sys.path.insert(0, "examples/python-executor")
+from executor import Job, MAX_PENDING_LOG_LINES
+job = Job({"runId": 1, "attempt": 1})
+for level in ("debug", "INFO", "Warn", "ERROR"):
+    job.log(level, level)
+try:
+    job.log("NOTICE", "x")
+    refused = None
+except ValueError as err:
+    refused = str(err)
+levels = [line["level"] for line in job.take_logs()]
+crowded = Job({"runId": 2, "attempt": 1})
+for _ in range(MAX_PENDING_LOG_LINES + 1):
+    crowded.log("info", "line")
+print(json.dumps({"levels": levels, "refused": refused, "marker": crowded.take_logs()[0]}))`;
+    const out = JSON.parse(execFileSync(python, ['-c', script], { encoding: 'utf8', cwd: resolve(__dirname, '../..') })) as { levels: string[]; refused: string | null; marker: { level: string; message: string } };
+    expect(out.levels).toEqual(['debug', 'info', 'warn', 'error']);
+    expect(out.refused).toBe("log level: must be one of debug, info, warn, error (got 'NOTICE')");
+    expect(out.marker).toMatchObject({ level: 'warn', message: expect.stringMatching(/^\[1 log line\(s\) dropped/) });
+  });
+
   it('counts a run sent ahead from its request\'s arrival, not from when its body came and was judged', () => {
     // The batch's headers come, its body 900 ms later: its runs start startInMs (1,000 ms) after the
     // headers, never earlier — and before startInMs after the body, which counting from it would give.

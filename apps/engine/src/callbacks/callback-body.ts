@@ -14,7 +14,7 @@ export const MAX_LOG_LINE_CHARS = 8_000;
 const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 
 const OUTCOMES = new Set(['SUCCEEDED', 'FAILED', 'ABORTED']);
-const LEVELS = new Set(['debug', 'info', 'warn', 'error']);
+const LEVELS: ReadonlySet<string> = new Set<LogLine['level']>(['debug', 'info', 'warn', 'error']);
 const SEVERITIES = new Set(['INFO', 'WARNING', 'CRITICAL']);
 
 /**
@@ -67,10 +67,22 @@ function readLogs(value: unknown, now: number): LogLine[] {
     }
     const line = raw as Partial<LogLine> | null;
     if (!line || typeof line !== 'object' || typeof line.message !== 'string') throw badRequest(`logs[${i}].message`, 'a string');
-    const level = typeof line.level === 'string' && LEVELS.has(line.level) ? line.level : 'info';
-    lines.push({ at: isInstant(line.at) ? line.at : now, level, message: truncateUtf8(truncateChars(line.message, MAX_LOG_LINE_CHARS), MAX_TEXT_BYTES) });
+    const { level, message } = levelOf(line.level, line.message);
+    lines.push({ at: isInstant(line.at) ? line.at : now, level, message: truncateUtf8(truncateChars(message, MAX_LOG_LINE_CHARS), MAX_TEXT_BYTES) });
   }
   return lines;
+}
+
+/**
+ * A line's level, in any case ('WARN' is warn: executors written by hand send it so). Any other
+ * level is stored as info, not refused (a 400 would drop the outcome with it), and the line
+ * starts with what was sent, so a reader sees it was not info.
+ */
+function levelOf(sent: unknown, message: string): { level: LogLine['level']; message: string } {
+  if (sent === undefined || sent === null) return { level: 'info', message };
+  const level = typeof sent === 'string' ? sent.toLowerCase() : '';
+  if (LEVELS.has(level)) return { level: level as LogLine['level'], message };
+  return { level: 'info', message: `[level ${truncateChars(JSON.stringify(sent), 40)}, not debug|info|warn|error] ${message}` };
 }
 
 function readAlarms(value: unknown, now: number): BusinessAlarm[] {
