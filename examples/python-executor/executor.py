@@ -1133,10 +1133,18 @@ def make_handler(executor):
     return Handler
 
 
+class ExecutorServer(ThreadingHTTPServer):
+    # The listen backlog (http.server's default is 5): an engine opens connections in bursts (a
+    # batch's dispatches, aborts, status queries from several engines at once); past the backlog
+    # the kernel drops their SYNs and an engine's connect waits a second or more for its retry, or
+    # times out. 128 as the Java SDK.
+    request_queue_size = 128
+    daemon_threads = True
+
+
 def main():
     executor = Executor(os.environ)
-    server = ThreadingHTTPServer((executor.host, executor.port), make_handler(executor))
-    server.daemon_threads = True
+    server = ExecutorServer((executor.host, executor.port), make_handler(executor))
     host, port = server.server_address[:2]
     executor.public_url = executor.public_url or f"http://{host}:{port}"
     threading.Thread(target=server.serve_forever, name="http", daemon=True).start()

@@ -102,6 +102,15 @@ print(json.dumps({"levels": levels, "refused": refused, "marker": crowded.take_l
     expect(out.marker).toMatchObject({ level: 'warn', message: expect.stringMatching(/^\[1 log line\(s\) dropped/) });
   });
 
+  it('listens with a backlog of 128, as the Java SDK (http.server\'s 5 drops the connections of a burst)', () => {
+    const script = `
+import sys
+sys.path.insert(0, "examples/python-executor")
+from executor import ExecutorServer
+print(ExecutorServer.request_queue_size)`;
+    expect(execFileSync(python, ['-c', script], { encoding: 'utf8', cwd: resolve(__dirname, '../..') }).trim()).toBe('128');
+  });
+
   it('counts a run sent ahead from its request\'s arrival, not from when its body came and was judged', () => {
     // The batch's headers come, its body 900 ms later: its runs start startInMs (1,000 ms) after the
     // headers, never earlier — and before startInMs after the body, which counting from it would give.
