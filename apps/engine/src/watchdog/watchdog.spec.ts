@@ -170,6 +170,24 @@ describe.each(TEST_DATABASES)('watchdog on %s', (kind) => {
       expect(late.status).toBe(409);
     });
 
+    it("names a timed-out run's reported start, and its timeout, in its error and alarm; one not known to start says its state", async () => {
+      const executorId = await seedExecutor(db.dataSource, { url: executor.url });
+      const started = await seedTask(db.dataSource, { name: 'started', retryMaxAttempts: 1, timeoutMs: 30_000 });
+      const unstarted = await seedTask(db.dataSource, { name: 'unstarted', retryMaxAttempts: 1 });
+      const startedAt = Date.UTC(2026, 0, 1, 9, 30);
+      const ran = await executing(started, executorId, { deadlineAt: Date.now() - 1, startedAt });
+      const waited = await executing(unstarted, executorId, { deadlineAt: Date.now() - 1 });
+      expect((await watchdog.tick()).timedOut).toBe(2);
+      const startedError = `did not finish within its timeout: started at 2026-01-01T09:30:00.000Z on executor ${executor.url}, no result within 30000 ms`;
+      const unstartedError = `did not finish within its timeout (ACCEPTED on executor ${executor.url})`;
+      expect((await readRun(db.dataSource, ran)).error).toBe(startedError);
+      expect((await readRun(db.dataSource, waited)).error).toBe(unstartedError);
+      const messages = new Map((await alarms(db.dataSource, 'TIMEOUT')).map((a) => [a.runId, a.message]));
+      expect(messages.get(ran)).toContain(startedError);
+      expect(messages.get(waited)).toContain(unstartedError);
+      await eventually(async () => executor.aborts.length === 2, 'two abort requests');
+    });
+
     it('a timed-out run with attempts left goes to RETRY_WAIT as attempt 2; a DISPATCHED run whose ack was lost times out too', async () => {
       const executorId = await seedExecutor(db.dataSource, { url: executor.url });
       const task = await seedTask(db.dataSource, { name: 'slow', retryMaxAttempts: 2 });

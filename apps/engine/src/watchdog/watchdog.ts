@@ -14,6 +14,7 @@ import {
   markExecutorDown,
   readLeastStartDeadline,
   type LateRunRow,
+  type OverdueRunRow,
   type RunAttemptRow,
 } from '@baton/persistence';
 import { traceFields } from '@baton/tracing';
@@ -204,7 +205,7 @@ export class Watchdog implements OnModuleDestroy {
     for (const run of rows) {
       const ended = await this.guard(run, () =>
         followUpTransaction(this.dataSource, (em) =>
-          this.outcomes.endAttempt(em, run, { to: 'TIMED_OUT', error: `did not finish within its timeout (${run.state} on executor ${run.executorUrl ?? run.executorId ?? '?'})` }, {
+          this.outcomes.endAttempt(em, run, { to: 'TIMED_OUT', error: timedOutError(run) }, {
             from: [run.state],
             deadlineBefore: now,
             now,
@@ -327,6 +328,16 @@ export class Watchdog implements OnModuleDestroy {
       if (status === null || status >= 500) this.logger.warn(`abort of a timed-out run at ${url}: ${status ?? 'no answer'}`, { tenantId: run.tenantId, runId: run.runId, ...traceFields(run.traceParent) });
     });
   }
+}
+
+/**
+ * A timed-out attempt's error (and its TIMEOUT alarm's): a start its executor reported is named —
+ * the handler ran and gave no result, unlike a run its executor never said it started.
+ */
+function timedOutError(run: OverdueRunRow): string {
+  const executor = run.executorUrl ?? run.executorId ?? '?';
+  if (run.startedAt === null) return `did not finish within its timeout (${run.state} on executor ${executor})`;
+  return `did not finish within its timeout: started at ${new Date(run.startedAt).toISOString()} on executor ${executor}, no result within ${run.timeoutMs} ms`;
 }
 
 /** What a lost attempt's error adds when no start of it was reported: it may have been held for its instant and never started. */
