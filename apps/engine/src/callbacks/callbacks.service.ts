@@ -54,7 +54,8 @@ const MAX_RESULT_BYTES = 65_000;
  *   deadline, and as handed back (dispatched again, not counted) when it never started a run
  *   sent ahead for lack of contact with the engines (NO_CONTACT; up to MAX_CONSECUTIVE_HAND_BACKS
  *   in a row, RunOutcomes); a run the engine already
- *   TIMED_OUT or CANCELLED (it asked for the abort) is over, so its ABORTED callback is stale: 409.
+ *   TIMED_OUT or CANCELLED (it asked for the abort) is over, so its ABORTED callback is stale: 409
+ *   (the attempt keeps the start and log lines it reports, keepReportOfEnded).
  *   A withdrawn prepared fire's callback (CANCELLED, its withdrawal unsettled) first settles
  *   whether its executor started it (WithdrawnFires, settledByCallback), then gets its 409.
  *
@@ -147,7 +148,7 @@ export class CallbacksService {
     if (run.attempt !== cb.attempt || !OUTCOME_FROM.includes(run.state)) {
       // A withdrawn fire's executor says whether it started it: settled first, still answered 409.
       if (run.state === 'CANCELLED' && run.attempt === cb.attempt) await this.withdrawn.settleQuietly(cb.tenantId, cb.runId, cb.attempt, settledByCallback(cb), cb);
-      if ((run.state === 'CANCELLED' || run.state === 'TIMED_OUT') && run.attempt === cb.attempt && cb.startedAt !== undefined) await this.keepStartOfEnded(cb, cb.startedAt);
+      if ((run.state === 'CANCELLED' || run.state === 'TIMED_OUT') && run.attempt === cb.attempt) await this.keepReportOfEnded(cb);
       return this.stale(cb, run.state, 'STALE');
     }
     const plain = cb.outcome === 'SUCCEEDED' && !run.followUps.children && !run.followUps.fixedDelay;
@@ -163,9 +164,19 @@ export class CallbacksService {
     return { status: 200, body: { accepted: true, runId: cb.runId, attempt: cb.attempt, state: ended.state } };
   }
 
-  /** A run cancelled or timed out while it ran keeps the start its executor reports in the (stale) outcome. */
-  private async keepStartOfEnded(cb: RunCallback, startedAt: number): Promise<void> {
-    await recordStartOfEndedRun(this.dataSource.manager, { runId: cb.runId, tenantId: cb.tenantId, attempt: cb.attempt, startedAt, now: this.clock.now() });
+  /**
+   * A run cancelled or timed out while it ran keeps what its executor reports in the (stale)
+   * outcome about that attempt: its start, and the handler's last log lines (under the per-run
+   * cap) — they tell what it was doing when it was stopped. Its outcome is not taken: still 409.
+   */
+  private async keepReportOfEnded(cb: RunCallback): Promise<void> {
+    const { startedAt, logs } = cb;
+    if (startedAt === undefined && !logs?.length) return;
+    const now = this.clock.now();
+    await inTransaction(this.dataSource, async (em) => {
+      if (startedAt !== undefined) await recordStartOfEndedRun(em, { runId: cb.runId, tenantId: cb.tenantId, attempt: cb.attempt, startedAt, now });
+      if (logs?.length) await appendRunLogs(em, { tenantId: cb.tenantId, runId: cb.runId, attempt: cb.attempt, lines: logs, maxPerRun: MAX_LOG_LINES_PER_RUN, now });
+    });
   }
 
   /** A keyed run ended: its place goes to its key's oldest held run now, not at the next sweep. */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { MAX_ALARMS_PER_CALLBACK, PATHS, type RunCallback } from '@baton/protocol';
+import { appendRunLogs, inTransaction } from '@baton/persistence';
 import {
   alarms,
   claimedRunOf,
@@ -22,6 +23,7 @@ import { Alarms } from '../alarms/alarms';
 import { DispatchMarks } from '../runs/dispatch-marks';
 import { HeldAttempts } from '../runs/held-attempts';
 import { MAX_CONSECUTIVE_HAND_BACKS, RunOutcomes } from '../runs/run-outcomes';
+import { MAX_LOG_LINES_PER_RUN } from './callback-body';
 import { CallbacksService } from './callbacks.service';
 
 describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
@@ -590,6 +592,56 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     const failed = await seedRun(db.dataSource, task, { state: 'FAILED', claimedBy: null, finishedAt: cancelledAt });
     await aborted(failed, cancelledAt - 300);
     expect((await readRun(db.dataSource, failed)).startedAt).toBeNull();
+  });
+
+  it("the ABORTED outcome of a run cancelled or timed out while it ran is stale, but leaves the handler's last log lines (that attempt, that tenant, under the per-run cap)", async () => {
+    await seedTenant(db.dataSource, { id: 'globex', secret: 'globex-secret' });
+    const task = await seedTask(db.dataSource, { name: 'charge' });
+    const endedAt = Date.now();
+    const ended = (state: 'CANCELLED' | 'TIMED_OUT' | 'FAILED', more: Parameters<typeof seedRun>[2] = {}) => seedRun(db.dataSource, task, { state, claimedBy: null, executorId, finishedAt: endedAt, ...more });
+    const lastWords = (runId: number, attempt = 1, tenantId = TENANT) => ({
+      runId,
+      attempt,
+      tenantId,
+      outcome: 'ABORTED',
+      abortReason: 'CANCELLED',
+      finishedAt: endedAt + 5,
+      logs: [
+        { at: endedAt + 1, level: 'info', message: 'refund 2 of 3' },
+        { at: endedAt + 4, level: 'warn', message: 'stopping: aborted' },
+      ],
+    });
+    const linesOf = async (runId: number) =>
+      ((await db.dataSource.query('SELECT attempt, level, message FROM run_logs WHERE run_id = ? ORDER BY id', [runId])) as Array<{ attempt: number | string; level: string; message: string }>).map((l) => [Number(l.attempt), l.level, l.message]);
+    const kept = [
+      [1, 'info', 'refund 2 of 3'],
+      [1, 'warn', 'stopping: aborted'],
+    ];
+
+    const cancelled = await ended('CANCELLED');
+    expect((await post(lastWords(cancelled))).body).toMatchObject({ accepted: false, reason: 'STALE', state: 'CANCELLED' });
+    expect(await linesOf(cancelled)).toEqual(kept);
+    expect(await readRun(db.dataSource, cancelled)).toMatchObject({ state: 'CANCELLED', finishedAt: endedAt });
+    const timedOut = await ended('TIMED_OUT');
+    expect((await post(lastWords(timedOut))).status).toBe(409);
+    expect(await linesOf(timedOut)).toEqual(kept);
+    // Not kept: another attempt's, a run that ended otherwise, another tenant's callback of the run.
+    const later = await ended('CANCELLED', { attempt: 2 });
+    expect((await post(lastWords(later, 1))).status).toBe(409);
+    const failed = await ended('FAILED');
+    expect((await post(lastWords(failed))).status).toBe(409);
+    const honest = await post(lastWords(cancelled, 1, 'globex'), { tenantId: 'globex', secret: 'globex-secret' });
+    expect(honest.body).toMatchObject({ accepted: false, reason: 'UNKNOWN_RUN' });
+    expect([await linesOf(later), await linesOf(failed), await linesOf(cancelled)]).toEqual([[], [], kept]);
+
+    // The per-run cap holds: one place left takes the marker of what was dropped.
+    const full = await ended('CANCELLED');
+    const lines = Array.from({ length: MAX_LOG_LINES_PER_RUN - 1 }, (_, i) => ({ at: endedAt, level: 'info' as const, message: `line ${i}` }));
+    await inTransaction(db.dataSource, (em) => appendRunLogs(em, { tenantId: TENANT, runId: full, attempt: 1, lines, maxPerRun: MAX_LOG_LINES_PER_RUN, now: endedAt }));
+    expect((await post(lastWords(full))).status).toBe(409);
+    const [last] = (await db.dataSource.query('SELECT message FROM run_logs WHERE run_id = ? ORDER BY id DESC LIMIT 1', [full])) as Array<{ message: string }>;
+    const [{ n }] = (await db.dataSource.query('SELECT COUNT(*) AS n FROM run_logs WHERE run_id = ?', [full])) as Array<{ n: number | string }>;
+    expect([Number(n), last.message]).toEqual([MAX_LOG_LINES_PER_RUN, `[baton] 2 log line(s) dropped: the run reached its cap of ${MAX_LOG_LINES_PER_RUN} lines`]);
   });
 
   it('interim callbacks: progress, log lines, business alarms; 409 once the attempt is over', async () => {
