@@ -11,7 +11,8 @@ import { EngineMetrics } from '../metrics/engine-metrics';
  * started more than EARLY_START_TOLERANCE_MS before it, that is a defect — a re-send that lost the
  * instant, an executor or engine clock off — and it is recorded as one: counted
  * (baton_engine_runs_started_early_total, and how early in baton_engine_start_earliness_seconds),
- * logged, and a RUN_STARTED_EARLY alarm raised on the run. After the run's end is committed, in a
+ * logged, and a RUN_STARTED_EARLY alarm raised on the run, naming its executor (repeats within the
+ * task's silence window count into one open alarm, as any alarm's). After the run's end is committed, in a
  * transaction of its own: recording it never holds up or undoes the outcome.
  */
 @Injectable()
@@ -30,7 +31,9 @@ export class EarlyStarts {
     if (early === null) return;
     this.metrics.runsStartedEarly.inc();
     this.metrics.earliness.observe(early / 1000);
-    const message = `Task ${run.taskName}: run ${run.runId} attempt ${run.attempt} started ${early} ms before its instant ${new Date(run.instant).toISOString()} (tolerance ${EARLY_START_TOLERANCE_MS} ms)`;
+    // Its start is on the executor's clock: one behind the database's is the usual cause, so the alarm says where to look.
+    const executor = run.executorUrl ?? (run.executorId !== null ? `#${run.executorId}` : 'unknown');
+    const message = `Task ${run.taskName}: run ${run.runId} attempt ${run.attempt} started ${early} ms before its instant ${new Date(run.instant).toISOString()} (tolerance ${EARLY_START_TOLERANCE_MS} ms) on executor ${executor}: check that executor's clock (NTP)`;
     this.logger.warn(message, { tenantId: run.tenantId, runId: run.runId, ...traceFields(run.traceParent) });
     await inTransaction(this.dataSource, (em) =>
       this.alarms.raise(em, {

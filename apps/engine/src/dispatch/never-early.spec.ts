@@ -5,6 +5,7 @@ import { OffsetClock, READING_ROUNDING_MS, systemClock, type Clock } from '@bato
 import { ClockWatch, MAX_CLOCK_UNCERTAINTY_MS } from '../common/clock-watch';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import type { ClaimedRun } from '../common/claimed-run';
+import { Alarms } from '../alarms/alarms';
 import { alarms, claimedRunOf, FakeExecutor, GROUP, NODE_ID, runInState, seedExecutor, seedRun, seedTask, seedTenant, signedPost, startDispatchSide, TENANT, type DispatchSideApp, type ExecutorRequest } from '../testing/dispatch-side-kit';
 import { RunClaims } from '../runs/run-claims';
 import { DueQueue } from './due-queue';
@@ -159,21 +160,36 @@ describe.each(TEST_DATABASES)('a run never starts before its instant on %s', (ki
     expect(await runInState(db.dataSource, runId, 'RETRY_WAIT')).toMatchObject({ attempt: 2, dueAt: instant });
   });
 
-  it('an outcome callback whose start is more than 20 ms before the instant is an early start: counted, and a RUN_STARTED_EARLY alarm; 20 ms is not', async () => {
+  it("an outcome callback whose start is more than 20 ms before the instant is an early start: counted, and a RUN_STARTED_EARLY alarm naming its executor and its clock; 20 ms is not", async () => {
     const task = await seedTask(db.dataSource, { name: 'report' });
     // Given its alarm types without the new one: a defect is raised whatever the task chose.
     await db.dataSource.query("UPDATE tasks SET alarm_types = '[\"FAILED\"]' WHERE id = ?", [task.id]);
     const instant = Date.now() + 60_000;
-    const [early, onTime] = [await seedRun(db.dataSource, task, { state: 'ACCEPTED', scheduledAt: instant }), await seedRun(db.dataSource, task, { state: 'ACCEPTED', scheduledAt: instant })];
+    const executorId = await seedExecutor(db.dataSource, { url: 'http://10.0.0.7:8090' });
+    const [early, onTime] = [await seedRun(db.dataSource, task, { state: 'ACCEPTED', scheduledAt: instant, executorId }), await seedRun(db.dataSource, task, { state: 'ACCEPTED', scheduledAt: instant, executorId })];
     const before = (await engine.metrics.runsStartedEarly.get()).values[0]?.value ?? 0;
     const end = (runId: number, startedAt: number) =>
       signedPost(engine.url, PATHS.callback, { runId, attempt: 1, tenantId: TENANT, outcome: 'SUCCEEDED', startedAt, finishedAt: startedAt + 5, result: null });
     expect((await end(early, instant - 9_100)).status).toBe(200);
     expect((await end(onTime, instant - 20)).status).toBe(200);
     expect(await alarms(db.dataSource, 'RUN_STARTED_EARLY')).toEqual([
-      expect.objectContaining({ severity: 'WARNING', taskId: task.id, runId: early, message: expect.stringMatching(/started 9100 ms before its instant/) }),
+      expect.objectContaining({ severity: 'WARNING', taskId: task.id, runId: early, message: expect.stringMatching(/started 9100 ms before its instant .* on executor http:\/\/10\.0\.0\.7:8090: check that executor's clock \(NTP\)$/) }),
     ]);
     expect((await engine.metrics.runsStartedEarly.get()).values[0].value - before).toBe(1);
+  });
+
+  it("repeated early starts of a task within its silence window count into one open RUN_STARTED_EARLY alarm (the first run's), each still counted in the metric", async () => {
+    const task = await seedTask(db.dataSource, { name: 'report', alarmSilenceMs: 60_000 });
+    const instant = Date.now() + 60_000;
+    const runs = [await seedRun(db.dataSource, task, { state: 'ACCEPTED', scheduledAt: instant }), await seedRun(db.dataSource, task, { state: 'ACCEPTED', scheduledAt: instant })];
+    const before = (await engine.metrics.runsStartedEarly.get()).values[0]?.value ?? 0;
+    for (const runId of runs) {
+      const reply = await signedPost(engine.url, PATHS.callback, { runId, attempt: 1, tenantId: TENANT, outcome: 'SUCCEEDED', startedAt: instant - 5_000, finishedAt: instant - 4_000, result: null });
+      expect(reply.status).toBe(200);
+    }
+    await engine.get(Alarms).countsWritten();
+    expect(await alarms(db.dataSource, 'RUN_STARTED_EARLY')).toEqual([expect.objectContaining({ runId: runs[0], count: 2 })]);
+    expect((await engine.metrics.runsStartedEarly.get()).values[0].value - before).toBe(2);
   });
 
   it.each([
