@@ -178,7 +178,7 @@ describe.each(TEST_DATABASES)('watchdog on %s', (kind) => {
       const ran = await executing(started, executorId, { deadlineAt: Date.now() - 1, startedAt });
       const waited = await executing(unstarted, executorId, { deadlineAt: Date.now() - 1 });
       expect((await watchdog.tick()).timedOut).toBe(2);
-      const startedError = `did not finish within its timeout: started at 2026-01-01T09:30:00.000Z on executor ${executor.url}, no result within 30000 ms`;
+      const startedError = `did not finish within its timeout (30000 ms from its dispatch): started at 2026-01-01T09:30:00.000Z on executor ${executor.url}, no result by its deadline`;
       const unstartedError = `did not finish within its timeout (ACCEPTED on executor ${executor.url})`;
       expect((await readRun(db.dataSource, ran)).error).toBe(startedError);
       expect((await readRun(db.dataSource, waited)).error).toBe(unstartedError);

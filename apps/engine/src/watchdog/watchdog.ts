@@ -337,7 +337,7 @@ export class Watchdog implements OnModuleDestroy {
 function timedOutError(run: OverdueRunRow): string {
   const executor = run.executorUrl ?? run.executorId ?? '?';
   if (run.startedAt === null) return `did not finish within its timeout (${run.state} on executor ${executor})`;
-  return `did not finish within its timeout: started at ${new Date(run.startedAt).toISOString()} on executor ${executor}, no result within ${run.timeoutMs} ms`;
+  return `did not finish within its timeout (${run.timeoutMs} ms from its dispatch): started at ${new Date(run.startedAt).toISOString()} on executor ${executor}, no result by its deadline`;
 }
 
 /** What a lost attempt's error adds when no start of it was reported: it may have been held for its instant and never started. */
