@@ -93,7 +93,7 @@ describe.each(TEST_DATABASES)('onStartLate GIVE_UP on %s', (kind) => {
     expect(await tickAt(fired + DEADLINE + 1)).toBe(2);
     const run = await readRun(db.dataSource, given);
     expect([run.state, run.attempt, run.claimedBy, run.finishedAt, run.finishedClock]).toEqual(['FAILED', 1, null, fired + DEADLINE + 1, 'engine']);
-    expect(run.error).toMatch(/^given up: not started within startDeadlineMs \(10000 ms\) of its fire time — no executor of app billing took it \(RETRY_WAIT; its error: Dispatch deferred by \d+ ms: no executor of app "billing" is UP\)$/);
+    expect(run.error).toMatch(/^given up: not started within startDeadlineMs \(10000 ms\) of its fire time — not sent to an executor of app billing by then \(RETRY_WAIT; its error: Dispatch deferred by \d+ ms: no executor of app "billing" is UP\)$/);
     expect((await readRun(db.dataSource, waiting)).state).toBe('RETRY_WAIT');
     const late = await alarms(db.dataSource, 'START_LATE');
     expect(late.map((a) => [a.runId, a.severity])).toEqual(
@@ -133,7 +133,7 @@ describe.each(TEST_DATABASES)('onStartLate GIVE_UP on %s', (kind) => {
     expect(await tickAt(now)).toBe(1);
     const run = await readRun(db.dataSource, held);
     expect([run.state, run.claimedBy]).toEqual(['FAILED', null]);
-    expect(run.error).toMatch(/of its fire time — no executor of app billing took it \(CLAIMED\)$/);
+    expect(run.error).toMatch(/of its fire time — not sent to an executor of app billing by then \(CLAIMED\)$/);
     // An executor comes up and node-a gets round to the run it held: its mark is guarded on its claim, nothing is sent.
     await db.dataSource.query("UPDATE executors SET state = 'UP', heartbeat_at = ? WHERE id = ?", [now, executorId]);
     await side.refreshRegistry();

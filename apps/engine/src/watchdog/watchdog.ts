@@ -362,7 +362,7 @@ const WAIT_REASON_CHARS = 500;
 function givenUpAs(run: LateRunRow, now: number): { lateFrom: number; error: string; alarm: { message: string; data: Record<string, string | number> } } {
   const from = lateFromKind(run);
   const waited = run.error === null ? '' : `; its error: ${run.error.slice(0, WAIT_REASON_CHARS)}`;
-  const error = `given up: not started within startDeadlineMs (${run.startDeadlineMs} ms) of its ${from} time — no executor of app ${run.executorApp} took it (${run.state}${waited})`;
+  const error = `given up: not started within startDeadlineMs (${run.startDeadlineMs} ms) of its ${from} time — not sent to an executor of app ${run.executorApp} by then (${run.state}${waited})`;
   return {
     lateFrom: run.lateFrom,
     error,
