@@ -96,12 +96,17 @@ describe('StompAlarmBus on ActiveMQ', () => {
     subscriber.subscribe({ alarm: (m) => got.push(m.payload), subscribed: () => subscribed++ });
     await waitFor(() => subscribed === 1 && publisher.connected, 10_000, 'connected and subscribed');
     const delivered = (n: number) => waitFor(() => got.length === n || drops.length > 0, 30_000, `message ${n} or a drop`);
+    // Two reads from the broker on each connection after a frame it sent: its keepalives, the first
+    // put off up to 2 beats by that frame (the publisher's RECEIPT, the subscriber's MESSAGE) —
+    // longer than stompit's 1.1-beat window of old, which dropped the connection before it came.
+    const keepalivesAfter = async (what: string) => {
+      const since = [publisher.readsFromBroker, subscriber.readsFromBroker];
+      await waitFor(() => drops.length > 0 || (publisher.readsFromBroker >= since[0] + 2 && subscriber.readsFromBroker >= since[1] + 2), 30_000, `keepalives after ${what} or a drop`);
+    };
     for (let i = 1; i <= 5; i++) {
       await publisher.publish(alarm(`t${i}`, 'acme'));
       await delivered(i);
-      // Pacing, not a wait: after this MESSAGE (and the publisher's RECEIPT) the broker's next
-      // keepalive comes up to 2 beats later — longer than stompit's 1.1-beat window of old.
-      await new Promise((r) => setTimeout(r, 2.5 * BEAT_MS));
+      await keepalivesAfter(`message ${i}`);
     }
     // 3.2 beats without a byte from us: longer than two of ActiveMQ's 1.5-beat windows of old, so
     // one fell inside; within the 5 beats both sides tolerate now.

@@ -75,6 +75,7 @@ export class StompAlarmBus implements AlarmBus {
   private closed = false;
   private failedAttempts = 0;
   private lastFailureLogAt = 0;
+  private reads = 0;
 
   constructor(options: StompAlarmBusOptions) {
     this.servers = parseBrokerUrl(options.url);
@@ -94,6 +95,15 @@ export class StompAlarmBus implements AlarmBus {
 
   get connected(): boolean {
     return this.client !== null;
+  }
+
+  /**
+   * How many times this bus's connections have read anything from the broker (a keepalive will
+   * do), over its life: a caller sees the broker still talking without a frame of its own — the
+   * heart-beat test waits on it for the broker's keepalives after a message.
+   */
+  get readsFromBroker(): number {
+    return this.reads;
   }
 
   publish(alarm: AlarmMessage): Promise<void> {
@@ -210,6 +220,7 @@ export class StompAlarmBus implements AlarmBus {
     let lastHeardAt = Date.now();
     client.getTransportSocket().on('data', () => {
       lastHeardAt = Date.now();
+      this.reads++;
     });
     let down = false;
     const onDown = (err?: Error) => {
