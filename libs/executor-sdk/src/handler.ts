@@ -26,7 +26,13 @@ export interface HandlerContext<P = JsonValue> {
   readonly tenantId: string;
   /** Nominal fire time (epoch ms). */
   readonly scheduledAt: number;
-  /** The handler must be done by then (epoch ms); `signal` is aborted when it passes. */
+  /**
+   * The handler must be done by then (epoch ms, on this executor's clock); `signal` is aborted
+   * when it passes. It is the dispatch's arrival + the time the engine gave the run then
+   * (`deadlineInMs`), not the engine's `deadline` itself: on a machine whose clock is ahead of
+   * the engines', the engine's instant would come early here. (From an older engine that does not
+   * send the time left: the engine's `deadline`.)
+   */
   readonly deadline: number;
   /**
    * In a flow: the results of this run's parent tasks in the flow, by task name (successful

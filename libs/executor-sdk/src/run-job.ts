@@ -35,6 +35,17 @@ export function runKey(runId: number, attempt: number): string {
 }
 
 /**
+ * An attempt's deadline on this executor's clock: the request's arrival + its `deadlineInMs`,
+ * which the engine counted on its corrected time as the request left. Relative, so an executor
+ * whose clock is ahead of the engines' does not abort its handlers early; the transit only makes
+ * it later. From an engine that sends no `deadlineInMs` (an older one): its `deadline`, read on
+ * this clock.
+ */
+export function localDeadline(request: DispatchRequest, arrivedAt: number): number {
+  return request.deadlineInMs === undefined ? request.deadline : arrivedAt + request.deadlineInMs;
+}
+
+/**
  * One accepted attempt: its request, abort state, log tail, alarms and progress, and the
  * throttle of its interim callbacks. The runtime moves it QUEUED → RUNNING → done.
  *
@@ -44,6 +55,8 @@ export function runKey(runId: number, attempt: number): string {
  */
 export class RunJob {
   readonly key: string;
+  /** When the handler must be done, on this executor's clock (localDeadline): `signal` is aborted with DEADLINE then. */
+  readonly deadline: number;
   state: 'QUEUED' | 'RUNNING' = 'QUEUED';
   abortReason?: AbortReason;
   /** Set by abort(): what the signal is (or will be, when made) aborted with. */
@@ -70,6 +83,8 @@ export class RunJob {
 
   constructor(
     readonly request: DispatchRequest,
+    /** When its request arrived (this executor's clock): its deadline counts from then. */
+    arrivedAt: number,
     readonly handler: AnyTaskHandler,
     private readonly options: RunJobOptions,
     /** Sends one interim callback (no retry); true when an engine took it. */
@@ -80,6 +95,7 @@ export class RunJob {
     private readonly clock: RunClock = SYSTEM_CLOCK,
   ) {
     this.key = runKey(request.runId, request.attempt);
+    this.deadline = localDeadline(request, arrivedAt);
     this.logs = new LogTail(options.logTail);
     this.trace = request.traceparent === undefined ? null : RunTrace.accept(request);
   }
@@ -113,7 +129,7 @@ export class RunJob {
 
   /** Starts the deadline timer (aborts with DEADLINE when it passes). */
   armDeadline(): void {
-    const ms = this.request.deadline - this.clock.now();
+    const ms = this.deadline - this.clock.now();
     if (ms <= 0) {
       this.abort('DEADLINE');
       return;
@@ -149,7 +165,7 @@ export class RunJob {
       handler: r.handler,
       tenantId: r.tenantId,
       scheduledAt: r.scheduledAt,
-      deadline: r.deadline,
+      deadline: this.deadline,
       parentResults: r.parentResults ?? {},
       flowParams: r.flowParams ?? null,
       shardIndex: r.shardIndex ?? 0,

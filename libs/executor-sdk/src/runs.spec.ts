@@ -187,6 +187,66 @@ describe('executor runtime: abort, deadline, logs, progress, alarms', () => {
     expect((await engine.finalCallback(late.runId)).body).toMatchObject({ outcome: 'ABORTED', abortReason: 'DEADLINE', error: expect.stringMatching(/before the handler started/) });
   });
 
+  it("on an executor whose clock is 60 s ahead of the engine's: a handler with a 5 s timeout runs its 5 s of this clock (deadlineInMs from the arrival), and is aborted then", async () => {
+    const clock = new FakeClock(Date.now() + 60_000); // the executor's clock, a minute ahead of the engine's (Date.now())
+    const seen: { started?: boolean; reason?: unknown } = {};
+    let localDeadline = 0;
+    const sleep = defineHandler('sleep', async (ctx) => {
+      localDeadline = ctx.deadline;
+      seen.started = true;
+      try {
+        await ctx.sleep(30_000);
+      } catch (err) {
+        seen.reason = ctx.signal.reason;
+        throw err;
+      }
+    });
+    const executor = await harness.start(engine, { handlers: [sleep], clock });
+    const arrivedAt = clock.now(); // the fake clock moves only when told: the request arrives at this time
+    // The engine's deadline is 5 s after its send on its own clock: 55 s before the executor's "now".
+    const req = engine.request({ handler: 'sleep', deadline: Date.now() + 5_000, deadlineInMs: 5_000 });
+    expect((await engine.dispatch(executor.url, req)).status).toBe(202);
+    // Judged by the engine's deadline on this clock, it ended before it started (55 s past).
+    await engine.waitFor(() => seen.started || engine.finalsFor(req.runId).length > 0, 'the handler started or the run ended');
+    expect(engine.finalsFor(req.runId).map((c) => c.error)).toEqual([]);
+    expect(localDeadline).toBe(arrivedAt + 5_000); // ctx.deadline is on the executor's clock
+    await clock.advance(4_999);
+    expect(seen.reason).toBeUndefined();
+    expect(engine.finalsFor(req.runId)).toHaveLength(0);
+    await clock.advance(1);
+    const cb = (await engine.finalCallback(req.runId)).body;
+    expect(cb).toMatchObject({ outcome: 'ABORTED', abortReason: 'DEADLINE', startedAt: arrivedAt, finishedAt: arrivedAt + 5_000 });
+    expect(seen.reason).toBeInstanceOf(RunAbortedError);
+  });
+
+  it('from an engine that sends no deadlineInMs: judges the deadline on its own clock, before the start and while the handler runs', async () => {
+    const clock = new FakeClock();
+    const executor = await harness.start(engine, { handlers: [sleeper()], clock });
+    const passed = engine.request({ handler: 'sleep', deadline: clock.now() - 1 });
+    expect((await engine.dispatch(executor.url, passed)).status).toBe(202);
+    expect((await engine.finalCallback(passed.runId)).body).toMatchObject({ outcome: 'ABORTED', abortReason: 'DEADLINE', error: expect.stringMatching(/before the handler started/) });
+    const req = engine.request({ handler: 'sleep', deadline: clock.now() + 5_000 });
+    expect((await engine.dispatch(executor.url, req)).status).toBe(202);
+    await engine.waitFor(() => clock.pending > 0, 'the handler sleeping');
+    await clock.advance(4_999);
+    expect(engine.finalsFor(req.runId)).toHaveLength(0);
+    await clock.advance(1);
+    expect((await engine.finalCallback(req.runId)).body).toMatchObject({ outcome: 'ABORTED', abortReason: 'DEADLINE', finishedAt: req.deadline });
+  });
+
+  it('refuses a deadlineInMs that is not a finite number ≥ 0, naming the field', async () => {
+    const executor = await harness.start(engine, { handlers: [sleeper()] });
+    for (const deadlineInMs of [-1, '10', null, true]) {
+      const answer = await engine.dispatch(executor.url, { ...engine.request({ handler: 'sleep' }), deadlineInMs } as never);
+      expect(answer).toMatchObject({ status: 400, body: { reason: 'BAD_REQUEST', field: 'deadlineInMs', message: expect.stringMatching(/^deadlineInMs: must be a finite number ≥ 0/) } });
+    }
+    const infinite = JSON.stringify(engine.request({ handler: 'sleep' })).replace(/}$/, ',"deadlineInMs":1e999}');
+    expect(await engine.dispatch(executor.url, null as never, { rawBody: infinite })).toMatchObject({ status: 400, body: { field: 'deadlineInMs', message: expect.stringMatching(/Infinity/) } });
+    const none = engine.request({ handler: 'sleep', deadlineInMs: 0 });
+    expect((await engine.dispatch(executor.url, none)).status).toBe(202);
+    expect((await engine.finalCallback(none.runId)).body).toMatchObject({ outcome: 'ABORTED', abortReason: 'DEADLINE', error: expect.stringMatching(/before the handler started/) });
+  });
+
   it('reports ABORTED after abortGraceMs for a handler that ignores the signal, and keeps its slot taken', async () => {
     const release = gate();
     let started = false;

@@ -9,8 +9,9 @@ export interface ExecutorRequest {
   body: string;
   /**
    * When the request arrived (epoch ms, this machine's clock): a run sent ahead of its instant
-   * (`startInMs`) is held until then + startInMs. Default: when handle() is called — later by
-   * the body's read, so the start is later by as much; serveNode passes the first moment it has.
+   * (`startInMs`) is held until then + startInMs, and a run's deadline is then + `deadlineInMs`.
+   * Default: when handle() is called — later by the body's read, so the start and the deadline
+   * are later by as much; serveNode passes the first moment it has.
    */
   arrivedAt?: number;
 }

@@ -282,7 +282,7 @@ export class ExecutorRuntime {
     if (!handler) {
       return this.refuse(method, path, 404, 'UNKNOWN_HANDLER', `handler: no handler "${request.handler}" here (this executor has: ${[...this.handlers.keys()].join(', ') || 'none'})`, 'handler');
     }
-    const job = new RunJob(request, handler, this.options, (cb) => this.sender!.sendOnce(request.callbackUrls, cb), () => this.executorId, this.direct, this.options.clock);
+    const job = new RunJob(request, arrivedAt, handler, this.options, (cb) => this.sender!.sendOnce(request.callbackUrls, cb), () => this.executorId, this.direct, this.options.clock);
     this.jobs.set(key, job);
     // A run sent ahead of its instant (protocol 2) waits for it on this machine's clock, counted from its request's arrival.
     const taken = this.pool.tryAdd(job, request.startInMs ? arrivedAt + request.startInMs : undefined);
@@ -396,7 +396,7 @@ export class ExecutorRuntime {
       await this.finish(job, { outcome: 'ABORTED', error: `${messageOf(job.abortError)} (before it started)` });
       return;
     }
-    if (this.options.clock.now() >= job.request.deadline) {
+    if (this.options.clock.now() >= job.deadline) {
       job.abort('DEADLINE');
       await this.finish(job, { outcome: 'ABORTED', error: 'aborted: the deadline passed before the handler started' });
       return;

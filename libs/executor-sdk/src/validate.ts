@@ -49,6 +49,10 @@ export function checkDispatch(body: unknown): Checked<DispatchRequest> {
     if (index) return bad('shardIndex', index);
     if ((body.shardIndex as number) >= (body.shardTotal as number)) return bad('shardIndex', `must be below shardTotal (${body.shardTotal})`);
   }
+  if (body.deadlineInMs !== undefined) {
+    const v = body.deadlineInMs;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) return bad('deadlineInMs', `must be a finite number ≥ 0 (got ${typeof v === 'number' ? v : JSON.stringify(v)})`);
+  }
   if (body.startInMs !== undefined) {
     const problem = intField(body, 'startInMs', 0);
     if (problem) return bad('startInMs', problem);

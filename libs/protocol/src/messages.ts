@@ -133,8 +133,16 @@ export interface DispatchRequest {
   params: JsonValue;
   /** Nominal fire time (epoch ms). */
   scheduledAt: number;
-  /** The handler must be done by then (epoch ms); the engine aborts the run after it. */
+  /** The handler must be done by then (epoch ms, the engines' corrected time); the engine aborts the run after it. */
   deadline: number;
+  /**
+   * The time left until `deadline` as the request left (ms, ≥ 0), counted by the engine on its
+   * corrected time: an executor sets its deadline to the request's arrival + this, on its own
+   * clock, so one whose clock is ahead does not abort its handlers early (counted from the
+   * arrival, its deadline is later than the engine's by the transit only). Absent (older engines):
+   * the executor checks `deadline` on its own clock.
+   */
+  deadlineInMs?: number;
   /** Engine callback base URLs, first preferred; any of them accepts the callback. */
   callbackUrls: string[];
   /**

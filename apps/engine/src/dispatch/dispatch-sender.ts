@@ -160,7 +160,8 @@ export class DispatchSender {
 
   /**
    * The run's request as it leaves at `sentAt`; sent ahead, its deadline counted from `startAt`
-   * (the batcher adds the wait until then, `startInMs`, as the request leaves).
+   * (the batcher and the lane add the times relative to the moment it leaves — the wait until
+   * then, `startInMs`, and the time left until its deadline, `deadlineInMs`: leaving-request.ts).
    */
   private request(run: ClaimedRun, sentAt: number, startAt: number | undefined, traceparent: string | undefined): DispatchRequest {
     return {

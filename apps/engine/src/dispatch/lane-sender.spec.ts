@@ -97,7 +97,8 @@ describe('LaneSender', () => {
     arrivals.length = 0;
     const posted = vi.spyOn(Worker.prototype, 'postMessage');
     const sendAt = Date.now() + 80;
-    const result = sender.send(url, TENANT, request(2), sendAt);
+    const run = request(2);
+    const result = sender.send(url, TENANT, run, sendAt);
     await vi.waitFor(() => expect(posted).toHaveBeenCalled(), { ...SLOW_MACHINE, interval: 1 }); // the request reached the thread
     posted.mockRestore();
     const freeAt = busyFor(400);
@@ -109,7 +110,8 @@ describe('LaneSender', () => {
     expect(sent!.leftAt).toBeGreaterThanOrEqual(sendAt);
     expect(sent!.leftAt).toBeLessThan(freeAt);
     const { headers, body } = arrivals[0];
-    expect(JSON.parse(body)).toMatchObject({ runId: 2, tenantId: 'acme' });
+    // Its time left until its deadline counted from the instant it leaves, not from when it was signed.
+    expect(JSON.parse(body)).toMatchObject({ runId: 2, tenantId: 'acme', deadlineInMs: run.deadline - sendAt });
     expect(verify('lane-secret', headers, 'POST', '/baton/runs', body, Date.now())).toEqual({ ok: true });
   });
 

@@ -5,6 +5,7 @@ import { CLOCK, type Clock } from '@baton/domain';
 import { checkingLookup, OUTBOUND_RESOLVER, systemResolveAll, type DispatchRequest, type ResolveAll } from '@baton/protocol';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { ClusterAddressGuard } from '../executors/cluster-address-guard';
+import { leaving } from '../executors/leaving-request';
 import { dispatchAnswer, ExecutorClient, executorFailure, MAX_ANSWER_BYTES, type DispatchAnswer, type SigningTenant } from '../executors/executor-client';
 import { laneThread } from './lane-thread';
 
@@ -49,7 +50,8 @@ export class LaneSender implements OnApplicationShutdown {
   /** Sends `request` to `executorUrl` at `sendAt` (never before) from the lane's thread; null: send it the usual way. */
   async send(executorUrl: string, tenant: SigningTenant, request: DispatchRequest, sendAt: number): Promise<{ answer: DispatchAnswer; leftAt: number } | null> {
     if (this.broken || sendAt - this.clock.now() < 1) return null;
-    const prepared = this.client.prepareDispatch(executorUrl, tenant, request);
+    // Signed now, it leaves at sendAt: its time left until its deadline is counted from then.
+    const prepared = this.client.prepareDispatch(executorUrl, tenant, leaving(request, sendAt));
     if ('error' in prepared) return null;
     const addresses = await this.addressesOf(prepared.url, tenant);
     if (!addresses) return null;

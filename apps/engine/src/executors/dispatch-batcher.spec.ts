@@ -5,13 +5,16 @@ import { DispatchBatcher, NO_BATCH_ROUTE_RECHECK_MS } from './dispatch-batcher';
 import type { DispatchAnswer, ExecutorClient, SigningTenant } from './executor-client';
 
 const tenant = { id: 'acme' } as SigningTenant;
-const req = (runId: number) => ({ runId, attempt: 1 }) as DispatchRequest;
+/** Each run's deadline is 10 s past the clock's start (make()). */
+const req = (runId: number) => ({ runId, attempt: 1, deadline: 1_010_000 }) as DispatchRequest;
 
 /** An ExecutorClient stand-in: records what went out, single or batched; `batchRoute` false answers the batch route as an older executor (null). */
 class StubClient {
   calls: Array<{ kind: 'single' | 'batch'; runIds: number[] }> = [];
   /** The startInMs of each run as it went out. */
   startIn = new Map<number, number | undefined>();
+  /** The deadlineInMs of each run as it went out. */
+  deadlineIn = new Map<number, number | undefined>();
   batchRoute = true;
   private release: Array<() => void> = [];
   hold = false;
@@ -19,13 +22,17 @@ class StubClient {
   async dispatch(_url: string, _t: SigningTenant, r: DispatchRequest): Promise<DispatchAnswer> {
     this.calls.push({ kind: 'single', runIds: [r.runId] });
     this.startIn.set(r.runId, r.startInMs);
+    this.deadlineIn.set(r.runId, r.deadlineInMs);
     await this.wait();
     return { kind: 'ACCEPTED', status: 202, credit: r.runId };
   }
 
   async dispatchBatch(_url: string, _t: SigningTenant, rs: readonly DispatchRequest[]): Promise<DispatchAnswer[] | null> {
     this.calls.push({ kind: 'batch', runIds: rs.map((r) => r.runId) });
-    for (const r of rs) this.startIn.set(r.runId, r.startInMs);
+    for (const r of rs) {
+      this.startIn.set(r.runId, r.startInMs);
+      this.deadlineIn.set(r.runId, r.deadlineInMs);
+    }
     await this.wait();
     if (!this.batchRoute) return null;
     return rs.map((r) => (r.runId % 2 ? { kind: 'ACCEPTED', status: 202, credit: r.runId } : { kind: 'BUSY', status: 429 }));
@@ -48,7 +55,7 @@ function make() {
 }
 
 describe('DispatchBatcher (issue 11 item 2)', () => {
-  it('a run sent ahead leaves with its wait counted from when its request leaves, not from when it joined the line', async () => {
+  it('a run leaves with its wait (sent ahead) and the time left until its deadline counted from when its request leaves, not from when it joined the line', async () => {
     const { client, clock, batcher } = make();
     const T = clock.now() + 2_000;
     client.hold = true;
@@ -62,6 +69,7 @@ describe('DispatchBatcher (issue 11 item 2)', () => {
     client.open();
     await Promise.all([...out, ...out2, ...waiting, late]);
     expect(Object.fromEntries(client.startIn)).toEqual({ 1: 2_000, 2: 2_000, 3: 2_000, 4: 2_000, 5: 1_700, 6: 1_700, 7: undefined });
+    expect(Object.fromEntries(client.deadlineIn)).toEqual({ 1: 10_000, 2: 10_000, 3: 10_000, 4: 10_000, 5: 9_700, 6: 9_700, 7: 9_700 });
   });
 
 

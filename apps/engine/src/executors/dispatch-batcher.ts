@@ -3,6 +3,7 @@ import { CLOCK, type Clock } from '@baton/domain';
 import { MAX_RUNS_PER_DISPATCH_BATCH, type DispatchRequest } from '@baton/protocol';
 import { Coalescer } from '@baton/scheduling';
 import { ExecutorClient, type DispatchAnswer, type SigningTenant } from './executor-client';
+import { leaving } from './leaving-request';
 
 /** An executor that answered the batch route with 404 (no route) or 413 (too large for it) is sent runs one by one for this long, then asked again (it may have been upgraded). */
 export const NO_BATCH_ROUTE_RECHECK_MS = 60_000;
@@ -15,18 +16,6 @@ interface Item {
   request: DispatchRequest;
   /** A run sent ahead: the instant its executor is to start it (this engine's clock). */
   startAt?: number;
-}
-
-/**
- * The request as it leaves now: a run sent ahead says how long its executor is to hold it
- * (`startInMs`), counted from this moment, not from when the run joined the line. The executor
- * counts it from the request's arrival, so the start is never before the instant and late by the
- * transit only; a wait in the line (batches in flight under a burst: hundreds of milliseconds)
- * would otherwise be added to it.
- */
-function leaving(item: Item, now: number): DispatchRequest {
-  if (item.startAt === undefined || item.startAt <= now) return item.request;
-  return { ...item.request, startInMs: item.startAt - now };
 }
 
 /**
@@ -65,10 +54,10 @@ export class DispatchBatcher {
     const tenant = items[items.length - 1].tenant;
     const now = this.clock.now();
     if (items.length > 1 && (this.noBatchRoute.get(executorUrl) ?? 0) <= now) {
-      const answers = await this.client.dispatchBatch(executorUrl, tenant, items.map((i) => leaving(i, now)));
+      const answers = await this.client.dispatchBatch(executorUrl, tenant, items.map((i) => leaving(i.request, now, i.startAt)));
       if (answers) return answers;
       this.noBatchRoute.set(executorUrl, now + NO_BATCH_ROUTE_RECHECK_MS);
     }
-    return Promise.all(items.map((i) => this.client.dispatch(executorUrl, i.tenant, leaving(i, this.clock.now()))));
+    return Promise.all(items.map((i) => this.client.dispatch(executorUrl, i.tenant, leaving(i.request, this.clock.now(), i.startAt))));
   }
 }

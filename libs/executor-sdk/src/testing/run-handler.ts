@@ -127,7 +127,7 @@ export function startHandler<P, R>(handler: TaskHandler<P, R>, options: TestRunO
   };
   // An engine that takes every interim callback: its alarms are then not repeated in the final one.
   const takeInterim = async (cb: RunCallback) => (interim.push(structuredClone(cb)), true);
-  const job = new RunJob(request, handler, jobOptions, takeInterim, () => undefined, null, clock);
+  const job = new RunJob(request, startedAt, handler, jobOptions, takeInterim, () => undefined, null, clock);
   const abort = (reason: AbortReason = 'CANCELLED') => void job.abort(reason);
   const onAbort = () => abort(reasonOf(options.signal!.reason));
   options.signal?.addEventListener('abort', onAbort, { once: true });
