@@ -31,6 +31,7 @@ import heapq
 import hmac
 import itertools
 import json
+import math
 import os
 import queue
 import random
@@ -163,7 +164,8 @@ def trace_fields(run_id, attempt, traceparent):
 class Context:
     """What a handler gets (ctx.log lines reach the console while the handler runs): params, parent_results (its parents' results in a flow, by task name;
     {} for a run no parent fired), flow_params, shard_index / shard_total (a BROADCAST or SHARDED
-    task's shard: its index of how many; 0 of 1 for other runs), run_id, attempt, deadline,
+    task's shard: its index of how many; 0 of 1 for other runs), run_id, attempt, deadline (epoch ms
+    on this machine's clock: the dispatch's arrival + the time its engine gave the run, deadlineInMs),
     traceparent (the run's W3C trace context when the engines trace, else None: with OpenTelemetry,
     `TraceContextTextMapPropagator().extract({"traceparent": ctx.traceparent})` gives the context
     your spans nest under), abort_event, sleep(), log()."""
@@ -177,7 +179,7 @@ class Context:
         self.shard_total = req.get("shardTotal", 1)
         self.traceparent = traceparent_of(req)
         self.run_id, self.attempt = req["runId"], req["attempt"]
-        self.task_name, self.deadline = req["taskName"], req["deadline"]
+        self.task_name, self.deadline = req["taskName"], job.deadline
         self.abort_event = job.abort_event
         self._job = job
 
@@ -324,6 +326,10 @@ def check_dispatch(body):
                 return field, f"{field}: must be >= {low} (got {v})"
         if body["shardIndex"] >= body["shardTotal"]:
             return "shardIndex", f"shardIndex: must be below shardTotal ({body['shardTotal']})"
+    if "deadlineInMs" in body:
+        v = body["deadlineInMs"]
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+            return "deadlineInMs", f"deadlineInMs: must be a finite number >= 0 (got {json.dumps(v)})"
     if "startInMs" in body:
         v = body["startInMs"]
         if not is_int(v):
@@ -383,9 +389,21 @@ class TaskLines:
         return jobs
 
 
+def local_deadline(request, arrived_at):
+    """The run's deadline on this machine's clock (epoch ms): its request's arrival + deadlineInMs,
+    which the engine counted on its corrected time as the request left, rounded up to the ms.
+    Relative, so an executor whose clock is ahead of the engines' does not abort its handlers early
+    (the transit only makes it later). From an engine that sends no deadlineInMs (an older one):
+    its deadline, read on this clock."""
+    if "deadlineInMs" not in request:
+        return request["deadline"]
+    return arrived_at + math.ceil(request["deadlineInMs"])
+
+
 class Job:
-    def __init__(self, request):
+    def __init__(self, request, deadline):
         self.request = request
+        self.deadline = deadline  # on this machine's clock: local_deadline
         self.key = f"{request['runId']}:{request['attempt']}"
         self.state = "QUEUED"
         self.abort_event = threading.Event()
@@ -819,11 +837,11 @@ class Executor:
     def execute(self, job):
         if job.abort_event.is_set():
             return self.finish(job, "ABORTED", error=ABORT_MESSAGES[job.abort_reason] + " (before it started)")
-        if now_ms() >= job.request["deadline"]:
+        if now_ms() >= job.deadline:
             job.abort("DEADLINE")
             return self.finish(job, "ABORTED", error="aborted: the deadline passed before the handler started")
         job.state, job.started_at = "RUNNING", now_ms()
-        timer = threading.Timer(max(0, job.request["deadline"] - now_ms()) / 1000.0, job.abort, ("DEADLINE",))
+        timer = threading.Timer(max(0, job.deadline - now_ms()) / 1000.0, job.abort, ("DEADLINE",))
         timer.daemon = True
         timer.start()
         retryable = True
@@ -925,7 +943,7 @@ class Executor:
                 room = len(self.queue) < idle or self.queued() < idle + self.queue_limit
             if not room:
                 return 429, refusal("BUSY", f"all {self.concurrency} workers are busy and {self.queued()} runs are queued (queueLimit {self.queue_limit})")
-            job = Job(req)
+            job = Job(req, local_deadline(req, arrived_at))
             self.jobs[key] = job
             if start_in_ms:
                 # Counted on this machine's clock from the request's arrival: the engine's clock need not agree.

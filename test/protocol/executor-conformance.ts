@@ -410,12 +410,25 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
       expect(engine.finalsFor(req.runId)).toHaveLength(0);
     });
 
-    it('aborts a run at its deadline', async () => {
-      const req = engine.request({ handler: sleep.handler, params: sleep.params(20_000) as never, deadline: Date.now() + 400 });
-      expect((await engine.dispatch(executor.url, req)).status).toBe(202);
-      const cb = (await failWithOutput(engine.finalCallback(req.runId, 1))).body;
-      expect(cb).toMatchObject({ outcome: 'ABORTED', abortReason: 'DEADLINE' });
-      expect(cb.finishedAt!).toBeGreaterThanOrEqual(req.deadline - 50);
+    it('aborts a run at its deadline: its arrival + deadlineInMs on its own clock, or `deadline` without it; refuses a bad deadlineInMs naming it', async () => {
+      // Both at once (two workers). `ahead` is as an engine sends it to an executor whose clock is a
+      // minute ahead of the engine's: by this clock its `deadline` has passed, its deadlineInMs has not.
+      const sentAt = Date.now();
+      const ahead = engine.request({ handler: sleep.handler, params: sleep.params(20_000) as never, deadline: sentAt - 60_000 + 400, deadlineInMs: 400 });
+      const plain = engine.request({ handler: sleep.handler, params: sleep.params(20_000) as never, deadline: sentAt + 400 });
+      const answers = await Promise.all([ahead, plain].map((req) => engine.dispatch(executor.url, req)));
+      expect(answers.map((a) => a.status)).toEqual([202, 202]);
+      const [fromArrival, fromDeadline] = await Promise.all([ahead, plain].map(async (req) => (await failWithOutput(engine.finalCallback(req.runId, 1))).body));
+      expect(fromArrival).toMatchObject({ outcome: 'ABORTED', abortReason: 'DEADLINE', startedAt: expect.any(Number) });
+      expect(fromArrival.error).not.toMatch(/before/); // it ran: not judged by `deadline` on this clock
+      expect(fromArrival.finishedAt!).toBeGreaterThanOrEqual(sentAt + 400 - 50);
+      expect(fromDeadline).toMatchObject({ outcome: 'ABORTED', abortReason: 'DEADLINE' });
+      expect(fromDeadline.finishedAt!).toBeGreaterThanOrEqual(plain.deadline - 50);
+      for (const deadlineInMs of [-1, '400', true]) {
+        const bad = await engine.dispatch(executor.url, { ...engine.request({ handler: ok.handler }), deadlineInMs } as never);
+        expect(bad.status, JSON.stringify(deadlineInMs)).toBe(400);
+        expect(bad.body).toMatchObject({ accepted: false, reason: 'BAD_REQUEST', field: 'deadlineInMs' });
+      }
     });
 
     it('answers a status query for a run', async () => {

@@ -83,7 +83,7 @@ print(json.dumps([l for l in lines if "refused for good" in l]))`;
 import json, sys
 sys.path.insert(0, "examples/python-executor")
 from executor import Job, MAX_PENDING_LOG_LINES
-job = Job({"runId": 1, "attempt": 1})
+job = Job({"runId": 1, "attempt": 1}, deadline=0)
 for level in ("debug", "INFO", "Warn", "ERROR"):
     job.log(level, level)
 try:
@@ -92,7 +92,7 @@ try:
 except ValueError as err:
     refused = str(err)
 levels = [line["level"] for line in job.take_logs()]
-crowded = Job({"runId": 2, "attempt": 1})
+crowded = Job({"runId": 2, "attempt": 1}, deadline=0)
 for _ in range(MAX_PENDING_LOG_LINES + 1):
     crowded.log("info", "line")
 print(json.dumps({"levels": levels, "refused": refused, "marker": crowded.take_logs()[0]}))`;

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"time"
@@ -19,7 +20,8 @@ type dispatchRequest struct {
 	Handler       string
 	Params        json.RawMessage
 	ScheduledAt   int64
-	Deadline      int64
+	Deadline      int64    // when the handler must be done: epoch ms on this executor's clock once dispatch set it (localDeadline)
+	DeadlineInMs  *float64 // the time left until the deadline as the request left the engine; nil from an older engine
 	CallbackURLs  []string
 	ParentResults map[string]json.RawMessage
 	FlowParams    json.RawMessage
@@ -30,6 +32,18 @@ type dispatchRequest struct {
 }
 
 func (r dispatchRequest) key() string { return runKey(r.RunID, r.Attempt) }
+
+// localDeadline is the run's deadline on this executor's clock: its request's arrival (epoch ms)
+// + DeadlineInMs, which the engine counted on its corrected time as the request left, rounded up
+// to the ms. Relative, so an executor whose clock is ahead of the engines' does not abort its
+// handlers early (the transit only makes it later). From an engine that sends no DeadlineInMs
+// (an older one): its Deadline, read on this clock.
+func (r dispatchRequest) localDeadline(arrivedAt int64) int64 {
+	if r.DeadlineInMs == nil {
+		return r.Deadline
+	}
+	return arrivedAt + int64(math.Ceil(*r.DeadlineInMs))
+}
 
 func runKey(runID, attempt int64) string { return fmt.Sprintf("%d:%d", runID, attempt) }
 
@@ -143,6 +157,11 @@ func parseDispatch(raw json.RawMessage) (dispatchRequest, *refusal) {
 		}
 		if req.ShardIndex >= req.ShardTotal {
 			return req, badRequest("shardIndex", fmt.Sprintf("shardIndex: must be below shardTotal (%d)", req.ShardTotal))
+		}
+	}
+	if v, ok := body["deadlineInMs"]; ok {
+		if json.Unmarshal(v, &req.DeadlineInMs) != nil || req.DeadlineInMs == nil || *req.DeadlineInMs < 0 {
+			return req, badRequest("deadlineInMs", fmt.Sprintf("deadlineInMs: must be a finite number >= 0 (got %s)", v))
 		}
 	}
 	if v, ok := body["startInMs"]; ok {

@@ -411,6 +411,7 @@ func (e *Executor) dispatch(raw json.RawMessage, arrivedAt int64) (int, any) {
 	if req.TenantID != e.opts.Tenant {
 		return 400, badRequest("tenantId", "tenantId: not the tenant of this executor")
 	}
+	req.Deadline = req.localDeadline(arrivedAt)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	key := req.key()

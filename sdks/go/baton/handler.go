@@ -96,7 +96,10 @@ type Run struct {
 	// The task's params as configured in the console (JSON; "null" when none). See Bind.
 	Params      json.RawMessage
 	ScheduledAt time.Time
-	Deadline    time.Time // ctx is cancelled when it passes
+	// ctx is cancelled when it passes. On this executor's clock: the dispatch's arrival + the time
+	// the engine gave the run then (deadlineInMs), so a clock ahead of the engines' does not cut
+	// the run short (from an older engine that does not send it: the engine's deadline).
+	Deadline time.Time
 	// In a flow: the results of this run's parent tasks, by task name ({} for a run no parent fired).
 	ParentResults map[string]json.RawMessage
 	// Params of the flow this run belongs to, or nil.

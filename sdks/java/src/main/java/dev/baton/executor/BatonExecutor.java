@@ -266,7 +266,7 @@ public final class BatonExecutor {
       if (!room) {
         return refuse(429, "BUSY", "all " + options.concurrency + " workers are busy and " + queued() + " runs are queued (queueLimit " + options.queueLimit + ")", null);
       }
-      RunJob job = new RunJob(request, handler, options, scheduler, io, json -> sender.sendOnce(request.callbackUrls(), json), heartbeat::executorId, this::graceAfterAbort);
+      RunJob job = new RunJob(request, request.localDeadline(arrivedAt), handler, options, scheduler, io, json -> sender.sendOnce(request.callbackUrls(), json), heartbeat::executorId, this::graceAfterAbort);
       jobs.put(key, job);
       if (startAt > 0) {
         holdUntil(job, startAt);
@@ -578,7 +578,7 @@ public final class BatonExecutor {
       finish(job, Outcome.aborted(job.abortReason().message + " (before it started)"), 1);
       return;
     }
-    if (System.currentTimeMillis() >= job.request.deadline()) {
+    if (System.currentTimeMillis() >= job.deadline) {
       job.abort(AbortReason.DEADLINE);
       finish(job, Outcome.aborted("aborted: the deadline passed before the handler started"), 1);
       return;

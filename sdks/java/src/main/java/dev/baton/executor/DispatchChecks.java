@@ -46,6 +46,10 @@ final class DispatchChecks {
       if (index != null) return Problem.of("shardIndex", index);
       if (body.get("shardIndex").asLong() >= body.get("shardTotal").asLong()) return Problem.of("shardIndex", "must be below shardTotal (" + body.get("shardTotal").asLong() + ")");
     }
+    if (body.has("deadlineInMs")) {
+      JsonNode v = body.get("deadlineInMs");
+      if (!v.isNumber() || !Double.isFinite(v.asDouble()) || v.asDouble() < 0) return Problem.of("deadlineInMs", "must be a finite number ≥ 0 (got " + v + ")");
+    }
     if (body.has("startInMs")) {
       String why = intField(body, "startInMs", 0);
       if (why != null) return Problem.of("startInMs", why);

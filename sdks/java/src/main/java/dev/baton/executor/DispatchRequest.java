@@ -19,6 +19,7 @@ record DispatchRequest(
     JsonNode params,
     long scheduledAt,
     long deadline,
+    Double deadlineInMs,
     List<String> callbackUrls,
     Map<String, JsonNode> parentResults,
     JsonNode flowParams,
@@ -48,6 +49,7 @@ record DispatchRequest(
         body.get("params"),
         body.get("scheduledAt").asLong(),
         body.get("deadline").asLong(),
+        body.has("deadlineInMs") ? body.get("deadlineInMs").asDouble() : null,
         Collections.unmodifiableList(urls),
         Collections.unmodifiableMap(parents),
         flow == null ? NullNode.getInstance() : flow,
@@ -59,6 +61,17 @@ record DispatchRequest(
 
   private static String traceparentOf(JsonNode value) {
     return value != null && value.isTextual() && TRACEPARENT.matcher(value.asText()).matches() ? value.asText() : null;
+  }
+
+  /**
+   * The run's deadline on this executor's clock (epoch ms): its request's arrival + {@code
+   * deadlineInMs}, which the engine counted on its corrected time as the request left, rounded up
+   * to the ms. Relative, so an executor whose clock is ahead of the engines' does not abort its
+   * handlers early (the transit only makes it later). From an engine that sends no {@code
+   * deadlineInMs} (an older one): {@code deadline}, read on this clock.
+   */
+  long localDeadline(long arrivedAt) {
+    return deadlineInMs == null ? deadline : arrivedAt + (long) Math.ceil(deadlineInMs);
   }
 
   String key() {

@@ -56,9 +56,14 @@ public final class RunContext {
     return r.scheduledAt();
   }
 
-  /** The handler must be done by then (epoch ms); the run is aborted when it passes. */
+  /**
+   * The handler must be done by then (epoch ms, on this executor's clock); the run is aborted when
+   * it passes. It is the dispatch's arrival + the time the engine gave the run then ({@code
+   * deadlineInMs}), so a clock ahead of the engines' does not cut the run short (from an older
+   * engine that does not send it: the engine's {@code deadline}).
+   */
   public long deadline() {
-    return r.deadline();
+    return job.deadline;
   }
 
   /** In a flow: the results of this run's parent tasks, by task name; empty for a run no parent fired. */

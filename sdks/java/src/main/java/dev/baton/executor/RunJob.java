@@ -23,6 +23,8 @@ final class RunJob {
   private static final List<String> SEVERITIES = List.of("INFO", "WARNING", "CRITICAL");
 
   final DispatchRequest request;
+  /** When the handler must be done, on this executor's clock (DispatchRequest.localDeadline). */
+  final long deadline;
   final TaskHandler handler;
   final String key;
   private final ExecutorOptions options;
@@ -52,8 +54,9 @@ final class RunJob {
   private long lastInterimAt;
   private CompletableFuture<Void> interimSend = CompletableFuture.completedFuture(null);
 
-  RunJob(DispatchRequest request, TaskHandler handler, ExecutorOptions options, ScheduledExecutorService scheduler, ExecutorService io, Predicate<byte[]> sendInterim, LongSupplier executorId, Consumer<RunJob> onAbort) {
+  RunJob(DispatchRequest request, long deadline, TaskHandler handler, ExecutorOptions options, ScheduledExecutorService scheduler, ExecutorService io, Predicate<byte[]> sendInterim, LongSupplier executorId, Consumer<RunJob> onAbort) {
     this.request = request;
+    this.deadline = deadline;
     this.handler = handler;
     this.key = request.key();
     this.options = options;
@@ -113,7 +116,7 @@ final class RunJob {
   }
 
   private void armDeadline() {
-    long ms = request.deadline() - System.currentTimeMillis();
+    long ms = deadline - System.currentTimeMillis();
     if (ms <= 0) {
       abort(AbortReason.DEADLINE);
       return;

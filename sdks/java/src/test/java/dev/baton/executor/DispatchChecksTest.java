@@ -31,6 +31,15 @@ public class DispatchChecksTest {
     assertNull(r.traceparent());
   }
 
+  /** Its deadline on this executor's clock: the arrival + deadlineInMs (rounded up), or the engine's deadline without it. */
+  @Test
+  public void countsTheDeadlineFromTheArrival() {
+    assertEquals(2, DispatchRequest.of(request()).localDeadline(1_000));
+    assertEquals(1_000, DispatchRequest.of(request().put("deadlineInMs", 0)).localDeadline(1_000));
+    assertEquals(1_002, DispatchRequest.of(request().put("deadlineInMs", 1.5)).localDeadline(1_000));
+    assertEquals(61_000, DispatchRequest.of(request().put("deadlineInMs", 60_000)).localDeadline(1_000));
+  }
+
   @Test
   public void keepsAWellFormedTraceparentAndDropsAnotherWithoutRefusingTheRun() {
     String tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
@@ -60,6 +69,13 @@ public class DispatchChecksTest {
     assertEquals("startInMs", field(request().putNull("startInMs")));
     assertNull(field(request().put("startInMs", 0)));
     assertNull(field(request().put("startInMs", 60_000)));
+    assertEquals("deadlineInMs", field(request().put("deadlineInMs", -1)));
+    assertEquals("deadlineInMs", field(request().put("deadlineInMs", "10")));
+    assertEquals("deadlineInMs", field(request().put("deadlineInMs", true)));
+    assertEquals("deadlineInMs", field(request().putNull("deadlineInMs")));
+    assertEquals("deadlineInMs", field((ObjectNode) Json.parse(request().toString().replaceFirst("}$", ",\"deadlineInMs\":1e999}"))));
+    assertNull(field(request().put("deadlineInMs", 0)));
+    assertNull(field(request().put("deadlineInMs", 1.5)));
     assertEquals("body", field((ObjectNode) null));
   }
 
