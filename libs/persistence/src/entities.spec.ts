@@ -18,6 +18,7 @@ import {
   RunApprovalEntity,
   RunEntity,
   RunAttemptEntity,
+  RunAttemptReportEntity,
   RunLogEntity,
   RunRollupEntity,
   SessionEntity,
@@ -344,6 +345,7 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
     full: { tenantId: 'acme', runId: MAX_SAFE, attempt: 1, state: 'FAILED', executorId: 3, dueAt: T, dispatchedAt: T + 1, acceptedAt: T + 2, startedAt: T + 3, finishedAt: T + 4, finishedClock: 'engine', error: 'boom\n  at handler', endedAt: T + 5 },
     nulls: { tenantId: 'acme', runId: 1, attempt: 2, state: 'TIMED_OUT', executorId: null, dueAt: T, dispatchedAt: null, acceptedAt: null, startedAt: null, finishedAt: null, finishedClock: null, error: null, endedAt: T },
   },
+  { entity: RunAttemptReportEntity, name: 'run_attempt_reports', full: { runId: MAX_SAFE, attempt: 3, tenantId: 'acme', takenAt: T } },
   {
     entity: RunLogEntity,
     name: 'run_logs',

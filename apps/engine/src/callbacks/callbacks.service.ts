@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { CLOCK, HANDED_BACK, settledByCallback, type Clock, type JsonValue, type RunState } from '@baton/domain';
-import { appendRunLogs, findRunsForCallback, GroupCommit, inTransaction, keyPlaceOf, NotAllSucceededError, recordRunProgress, recordStartOfEndedRun, type AckTimes, type RunAttemptRow, type RunKeyRef, type SucceededAttempt } from '@baton/persistence';
+import { appendRunLogs, findRunsForCallback, GroupCommit, inTransaction, keyPlaceOf, NotAllSucceededError, recordRunProgress, recordStartOfEndedRun, recordStartOfTimedOutAttempt, takeAttemptReport, type AckTimes, type RunAttemptRow, type RunKeyRef, type SucceededAttempt } from '@baton/persistence';
 import { Coalescer } from '@baton/scheduling';
 import type { BusinessAlarm, RunCallback } from '@baton/protocol';
 import { isSampled, traceparentOf, tracingOn } from '@baton/tracing';
@@ -55,7 +55,8 @@ const MAX_RESULT_BYTES = 65_000;
  *   sent ahead for lack of contact with the engines (NO_CONTACT; up to MAX_CONSECUTIVE_HAND_BACKS
  *   in a row, RunOutcomes); a run the engine already
  *   TIMED_OUT or CANCELLED (it asked for the abort) is over, so its ABORTED callback is stale: 409
- *   (the attempt keeps the start and log lines it reports, keepReportOfEnded).
+ *   (the attempt keeps the start and log lines it reports, once, keepReportOfEnded — also an
+ *   attempt timed out and retried, whose ABORTED comes while the next attempt runs).
  *   A withdrawn prepared fire's callback (CANCELLED, its withdrawal unsettled) first settles
  *   whether its executor started it (WithdrawnFires, settledByCallback), then gets its 409.
  *
@@ -148,7 +149,7 @@ export class CallbacksService {
     if (run.attempt !== cb.attempt || !OUTCOME_FROM.includes(run.state)) {
       // A withdrawn fire's executor says whether it started it: settled first, still answered 409.
       if (run.state === 'CANCELLED' && run.attempt === cb.attempt) await this.withdrawn.settleQuietly(cb.tenantId, cb.runId, cb.attempt, settledByCallback(cb), cb);
-      if ((run.state === 'CANCELLED' || run.state === 'TIMED_OUT') && run.attempt === cb.attempt) await this.keepReportOfEnded(cb);
+      if (mayReportEndedAttempt(run, cb)) await this.keepReportOfEnded(cb, run.attempt === cb.attempt);
       return this.stale(cb, run.state, 'STALE');
     }
     const plain = cb.outcome === 'SUCCEEDED' && !run.followUps.children && !run.followUps.fixedDelay;
@@ -167,16 +168,25 @@ export class CallbacksService {
   /**
    * A run cancelled or timed out while it ran keeps what its executor reports in the (stale)
    * outcome about that attempt: its start, and the handler's last log lines (under the per-run
-   * cap) — they tell what it was doing when it was stopped. Its outcome is not taken: still 409.
+   * cap, attributed to that attempt) — they tell what it was doing when it was stopped. Its
+   * outcome is not taken: still 409. So does an attempt timed out and retried (`current` false:
+   * the run row is the next attempt's, which this leaves as it is). Once per attempt
+   * (takeAttemptReport): a copy of the callback sent again, its answer lost, keeps nothing.
    */
-  private async keepReportOfEnded(cb: RunCallback): Promise<void> {
+  private async keepReportOfEnded(cb: RunCallback, current: boolean): Promise<void> {
     const { startedAt, logs } = cb;
     if (startedAt === undefined && !logs?.length) return;
     const now = this.clock.now();
-    await inTransaction(this.dataSource, async (em) => {
-      if (startedAt !== undefined) await recordStartOfEndedRun(em, { runId: cb.runId, tenantId: cb.tenantId, attempt: cb.attempt, startedAt, now });
-      if (logs?.length) await appendRunLogs(em, { tenantId: cb.tenantId, runId: cb.runId, attempt: cb.attempt, lines: logs, maxPerRun: MAX_LOG_LINES_PER_RUN, now });
-    });
+    const attempt = { runId: cb.runId, tenantId: cb.tenantId, attempt: cb.attempt };
+    await inTransaction(
+      this.dataSource,
+      async (em) => {
+        if (!(await takeAttemptReport(em, { ...attempt, now }))) return;
+        if (startedAt !== undefined) await (current ? recordStartOfEndedRun(em, { ...attempt, startedAt, now }) : recordStartOfTimedOutAttempt(em, { ...attempt, startedAt }));
+        if (logs?.length) await appendRunLogs(em, { ...attempt, lines: logs, maxPerRun: MAX_LOG_LINES_PER_RUN, now });
+      },
+      { isolation: 'READ COMMITTED' },
+    );
   }
 
   /** A keyed run ended: its place goes to its key's oldest held run now, not at the next sweep. */
@@ -189,8 +199,9 @@ export class CallbacksService {
   /** The general way: the attempt ended per its outcome and retry policy, with alarms and follow-ups, in a group-committed transaction. */
   private endAlone({ cb, run, traceParent, ack }: Outcome): Promise<EndedState | null> {
     const now = this.clock.now();
+    const end = endOf(cb, run);
     return this.outcomeCommits.run(async (em) => {
-      const result = await this.outcomes.endAttempt(em, traceParent ? { ...run, traceParent } : run, endOf(cb, run), {
+      const result = await this.outcomes.endAttempt(em, traceParent ? { ...run, traceParent } : run, end, {
         from: OUTCOME_FROM,
         startedAt: cb.startedAt ?? null,
         finishedAt: cb.finishedAt,
@@ -198,6 +209,8 @@ export class CallbacksService {
         ack,
       });
       if (!result) return null;
+      // Timed out by this very report: a copy of it sent again is not the report of an attempt that had ended (keepReportOfEnded).
+      if (end.to === 'TIMED_OUT') await takeAttemptReport(em, { runId: cb.runId, tenantId: cb.tenantId, attempt: cb.attempt, now });
       await this.store(em, cb, run, now);
       return result;
     });
@@ -309,6 +322,18 @@ export class CallbacksService {
  * attempt must match, so a late callback of an earlier attempt still ends nothing.
  */
 const OUTCOME_FROM: readonly RunState[] = ['DISPATCHED', 'ACCEPTED', 'PENDING', 'CLAIMED', 'RETRY_WAIT'];
+
+/**
+ * The stale outcome may be the report of an attempt Baton ended while it ran (keepReportOfEnded
+ * checks which, in its write): the run cancelled or timed out at that attempt, or an earlier
+ * attempt's ABORTED — what an executor answers to the abort of an attempt timed out and retried.
+ * Other outcomes of earlier attempts are copies of reports taken already (a storm of failing
+ * runs sends many) and are not looked into.
+ */
+function mayReportEndedAttempt(run: RunAttemptRow, cb: RunCallback): boolean {
+  if (run.attempt === cb.attempt) return run.state === 'CANCELLED' || run.state === 'TIMED_OUT';
+  return cb.attempt < run.attempt && cb.outcome === 'ABORTED';
+}
 
 /**
  * The `data` of a business alarm's row and message: `{ attempt, at, data? }`. The executor SDK

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { MAX_ALARMS_PER_CALLBACK, PATHS, type RunCallback } from '@baton/protocol';
-import { appendRunLogs, inTransaction } from '@baton/persistence';
+import { appendRunLogs, findRunsForCallback, inTransaction } from '@baton/persistence';
 import {
   alarms,
   claimedRunOf,
@@ -51,6 +51,12 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
 
   function success(runId: number, attempt = 1, more: Partial<RunCallback> = {}): RunCallback {
     return { runId, attempt, tenantId: TENANT, executorId, outcome: 'SUCCEEDED', result: { charged: 5 }, startedAt: Date.now() - 20, finishedAt: Date.now(), ...more };
+  }
+
+  /** The run's log lines, oldest first: [attempt, level, message]. */
+  async function linesOf(runId: number): Promise<Array<[number, string, string]>> {
+    const rows = (await db.dataSource.query('SELECT attempt, level, message FROM run_logs WHERE run_id = ? ORDER BY id', [runId])) as Array<{ attempt: number | string; level: string; message: string }>;
+    return rows.map((l) => [Number(l.attempt), l.level, l.message]);
   }
 
   function failure(runId: number, attempt = 1, error = 'card declined'): RunCallback {
@@ -611,8 +617,6 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
         { at: endedAt + 4, level: 'warn', message: 'stopping: aborted' },
       ],
     });
-    const linesOf = async (runId: number) =>
-      ((await db.dataSource.query('SELECT attempt, level, message FROM run_logs WHERE run_id = ? ORDER BY id', [runId])) as Array<{ attempt: number | string; level: string; message: string }>).map((l) => [Number(l.attempt), l.level, l.message]);
     const kept = [
       [1, 'info', 'refund 2 of 3'],
       [1, 'warn', 'stopping: aborted'],
@@ -642,6 +646,96 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     const [last] = (await db.dataSource.query('SELECT message FROM run_logs WHERE run_id = ? ORDER BY id DESC LIMIT 1', [full])) as Array<{ message: string }>;
     const [{ n }] = (await db.dataSource.query('SELECT COUNT(*) AS n FROM run_logs WHERE run_id = ?', [full])) as Array<{ n: number | string }>;
     expect([Number(n), last.message]).toEqual([MAX_LOG_LINES_PER_RUN, `[baton] 2 log line(s) dropped: the run reached its cap of ${MAX_LOG_LINES_PER_RUN} lines`]);
+  });
+
+  it("a final callback sent again (its answer lost) leaves its log lines once: a cancelled or timed-out run's kept lines, and those of an ABORTED on the deadline that timed its attempt out", async () => {
+    const task = await seedTask(db.dataSource, { name: 'charge' });
+    const retried = await seedTask(db.dataSource, { name: 'charge-again', retryMaxAttempts: 2, retryBackoffBaseMs: 60_000 });
+    const endedAt = Date.now();
+    const lastWords = (runId: number, abortReason: string) => ({
+      runId,
+      attempt: 1,
+      tenantId: TENANT,
+      outcome: 'ABORTED',
+      abortReason,
+      startedAt: endedAt - 300,
+      finishedAt: endedAt + 5,
+      logs: [
+        { at: endedAt + 1, level: 'info', message: 'refund 2 of 3' },
+        { at: endedAt + 4, level: 'warn', message: 'stopping: aborted' },
+      ],
+    });
+    const once = [
+      [1, 'info', 'refund 2 of 3'],
+      [1, 'warn', 'stopping: aborted'],
+    ];
+
+    // Ended by Baton (a cancel, the watchdog): the report is stale, its lines kept — by the first copy only, also of two at once.
+    const cancelled = await seedRun(db.dataSource, task, { state: 'CANCELLED', claimedBy: null, executorId, finishedAt: endedAt });
+    expect((await post(lastWords(cancelled, 'CANCELLED'))).status).toBe(409);
+    expect((await post(lastWords(cancelled, 'CANCELLED'))).body).toMatchObject({ accepted: false, reason: 'STALE', state: 'CANCELLED' });
+    const timedOut = await seedRun(db.dataSource, task, { state: 'TIMED_OUT', claimedBy: null, executorId, finishedAt: endedAt });
+    const together = await Promise.all([post(lastWords(timedOut, 'TIMEOUT')), post(lastWords(timedOut, 'TIMEOUT'))]);
+    expect(together.map((r) => r.status)).toEqual([409, 409]);
+    // Ended by the report itself (TIMED_OUT on the executor's deadline; retried, or not): its copy is stale, and keeps nothing.
+    const deadline = await acceptedRun(task);
+    expect((await post(lastWords(deadline, 'DEADLINE'))).body).toMatchObject({ accepted: true, state: 'TIMED_OUT' });
+    expect((await post(lastWords(deadline, 'DEADLINE'))).body).toMatchObject({ accepted: false, reason: 'STALE', state: 'TIMED_OUT' });
+    const deadlineRetried = await acceptedRun(retried);
+    expect((await post(lastWords(deadlineRetried, 'DEADLINE'))).body).toMatchObject({ accepted: true, state: 'RETRY_WAIT' });
+    expect((await post(lastWords(deadlineRetried, 'DEADLINE'))).body).toMatchObject({ accepted: false, reason: 'STALE', state: 'RETRY_WAIT' });
+
+    expect([await linesOf(cancelled), await linesOf(timedOut), await linesOf(deadline), await linesOf(deadlineRetried)]).toEqual([once, once, once, once]);
+    expect(await readRun(db.dataSource, cancelled)).toMatchObject({ state: 'CANCELLED', startedAt: endedAt - 300, finishedAt: endedAt });
+  });
+
+  it("the ABORTED outcome of an attempt timed out and retried, which comes while the next attempt runs, is stale but leaves that attempt's start and last log lines (once), the next attempt as it is", async () => {
+    await seedTenant(db.dataSource, { id: 'globex', secret: 'globex-secret' });
+    const task = await seedTask(db.dataSource, { name: 'charge', retryMaxAttempts: 3, retryBackoffBaseMs: 1 });
+    const outcomes = engine.get(RunOutcomes);
+    /** A run whose attempt 1 the watchdog ended as `to` (TIMED_OUT: past its deadline) and retried; attempt 2 is running. */
+    const retriedAfter = async (to: 'TIMED_OUT' | 'FAILED') => {
+      const runId = await acceptedRun(task, { deadlineAt: Date.now() - 1 });
+      const [run] = await findRunsForCallback(db.dataSource.manager, [{ runId, tenantId: TENANT }]);
+      const now = Date.now();
+      await inTransaction(db.dataSource, (em) => outcomes.endAttempt(em, run!, { to, error: `${to} by the engine` }, { from: ['ACCEPTED'], now }));
+      await db.dataSource.query("UPDATE runs SET state = 'ACCEPTED', claimed_by = ?, executor_id = ?, dispatched_at = ?, accepted_at = ? WHERE id = ? AND attempt = 2", [NODE_ID, executorId, now, now, runId]);
+      return { runId, endedAt: now };
+    };
+    const lastWords = (runId: number, endedAt: number, more: Record<string, unknown> = {}) => ({
+      runId,
+      attempt: 1,
+      tenantId: TENANT,
+      outcome: 'ABORTED',
+      abortReason: 'TIMEOUT',
+      startedAt: endedAt - 300,
+      finishedAt: endedAt + 5,
+      logs: [{ at: endedAt + 1, level: 'warn', message: 'stopping: aborted' }],
+      ...more,
+    });
+    const attempt1 = async (runId: number) => {
+      const [row] = (await db.dataSource.query('SELECT state, started_at FROM run_attempts WHERE run_id = ? AND attempt = 1', [runId])) as Array<{ state: string; started_at: number | string | null }>;
+      return { state: row.state, startedAt: row.started_at === null ? null : Number(row.started_at) };
+    };
+
+    const { runId, endedAt } = await retriedAfter('TIMED_OUT');
+    const before = await readRun(db.dataSource, runId);
+    expect(before).toMatchObject({ state: 'ACCEPTED', attempt: 2, startedAt: null });
+    expect((await post(lastWords(runId, endedAt))).body).toMatchObject({ accepted: false, reason: 'STALE', state: 'ACCEPTED', attempt: 1 });
+    expect((await post(lastWords(runId, endedAt))).status).toBe(409);
+    expect(await linesOf(runId)).toEqual([[1, 'warn', 'stopping: aborted']]);
+    expect(await attempt1(runId)).toEqual({ state: 'TIMED_OUT', startedAt: endedAt - 300 });
+    expect(await readRun(db.dataSource, runId)).toEqual(before);
+    // Attempt 2 goes on as ever: its own report is taken.
+    expect((await post(success(runId, 2))).body).toMatchObject({ accepted: true, state: 'SUCCEEDED' });
+
+    // Not kept: an attempt that failed (its report was taken), another tenant's callback, a late outcome other than ABORTED.
+    const failed = await retriedAfter('FAILED');
+    expect((await post(lastWords(failed.runId, failed.endedAt))).status).toBe(409);
+    const other = await retriedAfter('TIMED_OUT');
+    expect((await post(lastWords(other.runId, other.endedAt, { tenantId: 'globex' }), { tenantId: 'globex', secret: 'globex-secret' })).body).toMatchObject({ reason: 'UNKNOWN_RUN' });
+    expect((await post(lastWords(other.runId, other.endedAt, { outcome: 'SUCCEEDED', abortReason: undefined }))).status).toBe(409);
+    expect([await linesOf(failed.runId), await linesOf(other.runId), (await attempt1(other.runId)).startedAt]).toEqual([[], [], null]);
   });
 
   it('interim callbacks: progress, log lines, business alarms; 409 once the attempt is over', async () => {

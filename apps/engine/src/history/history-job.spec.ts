@@ -167,10 +167,14 @@ describe.each(TEST_DATABASES)('history job on %s', (kind) => {
       for (let i = 0; i < 5; i++) old.push(await ended(T - 3 * DAY + i * 1_000));
       const recent = await ended(T - DAY);
       const stuck = await seedRun(db.dataSource, task, { state: 'ACCEPTED', scheduledAt: T - 3 * DAY, claimedBy: null });
-      for (const id of [old[0], recent]) await db.dataSource.query(`INSERT INTO run_logs (tenant_id, run_id, attempt, at, level, message) VALUES (?, ?, 1, ?, 'info', 'x')`, [TENANT, id, T - DAY]);
+      for (const id of [old[0], recent]) {
+        await db.dataSource.query(`INSERT INTO run_logs (tenant_id, run_id, attempt, at, level, message) VALUES (?, ?, 1, ?, 'info', 'x')`, [TENANT, id, T - DAY]);
+        await db.dataSource.query(`INSERT INTO run_attempt_reports (run_id, attempt, tenant_id, taken_at) VALUES (?, 1, ?, ?)`, [id, TENANT, T - DAY]);
+      }
       await purgeAll(job(db.dataSource, clock));
       expect(await runIds()).toEqual([recent, stuck]);
       expect(await count(db.dataSource, `SELECT COUNT(*) AS n FROM run_logs`)).toBe(1);
+      expect(await count(db.dataSource, `SELECT COUNT(*) AS n FROM run_attempt_reports`)).toBe(1);
       const [hour] = await readRollups(db.dataSource.manager, { tenantId: TENANT, taskId: ALL_TASKS, spanMs: HOUR_MS, from: T - 3 * DAY - HOUR_MS, to: T - 3 * DAY + HOUR_MS });
       expect(hour.cell.counts.SUCCEEDED).toBe(5); // the purged runs stay in the statistics
     });

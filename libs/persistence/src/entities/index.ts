@@ -14,6 +14,7 @@ import { ExecutorEntity } from './executor.entity';
 import { RetentionPolicyEntity } from './retention-policy.entity';
 import { RunApprovalEntity } from './run-approval.entity';
 import { RunAttemptEntity } from './run-attempt.entity';
+import { RunAttemptReportEntity } from './run-attempt-report.entity';
 import { RunLogEntity } from './run-log.entity';
 import { RunRollupEntity } from './run-rollup.entity';
 import { RunEntity } from './run.entity';
@@ -48,6 +49,7 @@ export {
   RetentionPolicyEntity,
   RunApprovalEntity,
   RunAttemptEntity,
+  RunAttemptReportEntity,
   RunEntity,
   RunKeyEntity,
   SubmissionKeyEntity,
@@ -78,6 +80,7 @@ export const ENTITIES = [
   RunEntity,
   RunLogEntity,
   RunAttemptEntity,
+  RunAttemptReportEntity,
   AlarmEntity,
   RunRollupEntity,
   HistoryCursorEntity,

@@ -101,6 +101,7 @@ export async function newestRunsBoundary(manager: EntityManager, taskId: number,
  *
  *   DELETE FROM run_logs WHERE run_id IN (…)
  *   DELETE FROM run_attempts WHERE run_id IN (…)
+ *   DELETE FROM run_attempt_reports WHERE run_id IN (…)
  *   DELETE FROM run_approvals WHERE run_id IN (…)    -- an ended run's approval step, by primary key
  *   DELETE FROM runs WHERE id IN (…) AND state IN (ended)
  *
@@ -110,6 +111,7 @@ export async function deleteEndedRuns(manager: EntityManager, ids: readonly numb
   if (ids.length === 0) return 0;
   await execute(manager, `DELETE FROM run_logs WHERE run_id IN (${placeholders(ids.length)})`, [...ids]);
   await execute(manager, `DELETE FROM run_attempts WHERE run_id IN (${placeholders(ids.length)})`, [...ids]);
+  await execute(manager, `DELETE FROM run_attempt_reports WHERE run_id IN (${placeholders(ids.length)})`, [...ids]);
   await execute(manager, `DELETE FROM run_approvals WHERE run_id IN (${placeholders(ids.length)})`, [...ids]);
   const { affected } = await execute(manager, `DELETE FROM runs WHERE id IN (${placeholders(ids.length)}) AND ${ENDED}`, [...ids]);
   return affected;

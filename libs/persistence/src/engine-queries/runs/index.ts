@@ -33,6 +33,7 @@ export * from './retry-run-attempt';
 export * from './handed-back-attempts';
 export * from './record-run-progress';
 export * from './record-start-of-ended-run';
+export * from './take-attempt-report';
 export * from './append-run-logs';
 export * from './find-late-runs';
 export * from './elect-late-runs';

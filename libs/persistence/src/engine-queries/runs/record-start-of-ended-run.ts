@@ -31,3 +31,25 @@ export async function recordStartOfEndedRun(
   );
   return affected > 0;
 }
+
+/**
+ * The start an executor reports for an attempt the watchdog timed out while it ran and the run
+ * then retried (kept in run_attempts: the run row is the next attempt's, and stays as it is):
+ *
+ *   UPDATE run_attempts SET started_at = ?
+ *    WHERE run_id = ? AND tenant_id = ? AND attempt = ? AND state = 'TIMED_OUT' AND started_at IS NULL AND finished_at >= ?
+ *
+ * As recordStartOfEndedRun: only a start no later than the attempt's end.
+ */
+export async function recordStartOfTimedOutAttempt(
+  manager: EntityManager,
+  input: { runId: number; tenantId: string; attempt: number; startedAt: number },
+): Promise<boolean> {
+  const { affected } = await execute(
+    manager,
+    `UPDATE run_attempts SET started_at = ?
+      WHERE run_id = ? AND tenant_id = ? AND attempt = ? AND state = 'TIMED_OUT' AND started_at IS NULL AND finished_at >= ?`,
+    [input.startedAt, input.runId, input.tenantId, input.attempt, input.startedAt],
+  );
+  return affected > 0;
+}
