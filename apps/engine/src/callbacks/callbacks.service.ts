@@ -45,7 +45,9 @@ const MAX_RESULT_BYTES = 65_000;
  * two engines, or racing the watchdog each take effect once; the others get 409.
  *
  * - Interim (no outcome): progress, log lines (capped per run), business alarms — only while
- *   that attempt is executing (DISPATCHED/ACCEPTED), else 409.
+ *   that attempt is executing (DISPATCHED/ACCEPTED), else 409 naming the run's state (the runs
+ *   of the stale ones read together, as outcomes' are); only a withdrawn fire's settles its
+ *   withdrawal — the others look for none.
  * - Outcome: in ONE transaction — the guarded end of the attempt (RunOutcomes: SUCCEEDED, or
  *   FAILED/TIMED_OUT, or RETRY_WAIT as attempt + 1 per the retry policy — never for a FAILED
  *   callback with `retryable: false` — with its alarm),
@@ -118,9 +120,12 @@ export class CallbacksService {
       return true;
     });
     if (!live) {
+      // What the run is now (not as read before the write), read with the callbacks that arrive together: one statement.
+      const ended = await this.lookups.push({ runId: cb.runId, tenantId: cb.tenantId });
+      if (!ended) return this.stale(cb, null, 'UNKNOWN_RUN');
       // A progress report of a withdrawn fire: its executor started it.
-      await this.withdrawn.settleQuietly(cb.tenantId, cb.runId, cb.attempt, settledByCallback(cb), cb);
-      return this.stale(cb, run?.state ?? null, run ? 'STALE' : 'UNKNOWN_RUN');
+      if (isWithdrawnAttempt(ended, cb)) await this.withdrawn.settleQuietly(cb.tenantId, cb.runId, cb.attempt, settledByCallback(cb), cb);
+      return this.stale(cb, ended.state, 'STALE');
     }
     return { status: 200, body: { accepted: true, runId: cb.runId, attempt: cb.attempt, state: 'RUNNING' } };
   }
@@ -148,7 +153,7 @@ export class CallbacksService {
     if (!run) return this.stale(cb, null, 'UNKNOWN_RUN');
     if (run.attempt !== cb.attempt || !OUTCOME_FROM.includes(run.state)) {
       // A withdrawn fire's executor says whether it started it: settled first, still answered 409.
-      if (run.state === 'CANCELLED' && run.attempt === cb.attempt) await this.withdrawn.settleQuietly(cb.tenantId, cb.runId, cb.attempt, settledByCallback(cb), cb);
+      if (isWithdrawnAttempt(run, cb)) await this.withdrawn.settleQuietly(cb.tenantId, cb.runId, cb.attempt, settledByCallback(cb), cb);
       if (mayReportEndedAttempt(run, cb)) await this.keepReportOfEnded(cb, run.attempt === cb.attempt);
       return this.stale(cb, run.state, 'STALE');
     }
@@ -322,6 +327,11 @@ export class CallbacksService {
  * attempt must match, so a late callback of an earlier attempt still ends nothing.
  */
 const OUTCOME_FROM: readonly RunState[] = ['DISPATCHED', 'ACCEPTED', 'PENDING', 'CLAIMED', 'RETRY_WAIT'];
+
+/** The callback is of a withdrawn prepared fire's attempt (its withdrawal and CANCELLED are written together): its word may settle the withdrawal. */
+function isWithdrawnAttempt(run: RunAttemptRow, cb: RunCallback): boolean {
+  return run.state === 'CANCELLED' && run.withdrawal !== null && run.attempt === cb.attempt;
+}
 
 /**
  * The stale outcome may be the report of an attempt Baton ended while it ran (keepReportOfEnded

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { MAX_ALARMS_PER_CALLBACK, PATHS, type RunCallback } from '@baton/protocol';
-import { appendRunLogs, findRunsForCallback, inTransaction } from '@baton/persistence';
+import { appendRunLogs, findRunsForCallback, inTransaction, WITHDRAWN_BY } from '@baton/persistence';
 import {
   alarms,
   claimedRunOf,
@@ -762,6 +762,34 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     const late = await post({ runId, attempt: 1, tenantId: TENANT, progress: 99, logs: [{ at: Date.now(), level: 'info', message: 'too late' }] });
     expect(late.status).toBe(409);
     expect(Number(((await db.dataSource.query('SELECT COUNT(*) AS n FROM run_logs WHERE run_id = ?', [runId])) as Array<{ n: number }>)[0].n)).toBe(1);
+  });
+
+  it("a stale interim callback → 409 STALE with the run's state; a withdrawn fire's settles its withdrawal (its executor started it), the others look for no withdrawal", async () => {
+    const task = await seedTask(db.dataSource, { name: 'charge' });
+    const endedAt = Date.now();
+    const interim = (runId: number) => ({ runId, attempt: 1, tenantId: TENANT, progress: 50, startedAt: endedAt - 300, logs: [{ at: endedAt, level: 'info', message: 'too late' }] });
+    const ended = await Promise.all((['CANCELLED', 'TIMED_OUT', 'SUCCEEDED'] as const).map((state) => seedRun(db.dataSource, task, { state, claimedBy: null, executorId, finishedAt: endedAt })));
+    const withdrawn = await seedRun(db.dataSource, task, { state: 'CANCELLED', claimedBy: null, executorId, finishedAt: endedAt });
+    await db.dataSource.query("UPDATE runs SET withdrawal = 'UNSETTLED', error = ? WHERE id = ?", [WITHDRAWN_BY.pause, withdrawn]);
+    const statements: string[] = [];
+    const logger = db.dataSource.logger;
+    const logQuery = logger.logQuery;
+    logger.logQuery = (query, parameters, runner) => (statements.push(query), logQuery.call(logger, query, parameters, runner));
+    try {
+      const { body } = await signedPost(engine.url, PATHS.callbackBatch, { callbacks: ended.map(interim) });
+      expect((body.results as Array<{ status: number; body: unknown }>).map((r) => [r.status, r.body])).toEqual(
+        ['CANCELLED', 'TIMED_OUT', 'SUCCEEDED'].map((state, i) => [409, expect.objectContaining({ reason: 'STALE', state, runId: ended[i], attempt: 1 })]),
+      );
+      // Neither findUnsettledWithdrawal nor recordRanWithdrawnFire: the runs' read says none is a withdrawn fire.
+      expect(statements.filter((q) => /withdrawal (=|IN)/.test(q))).toEqual([]);
+    } finally {
+      logger.logQuery = logQuery;
+    }
+    expect((await post(interim(withdrawn))).body).toMatchObject({ accepted: false, reason: 'STALE', state: 'CANCELLED' });
+    expect(await readRun(db.dataSource, withdrawn)).toMatchObject({ state: 'CANCELLED', startedAt: endedAt - 300, error: expect.stringContaining('this instant ran as it was prepared') });
+    const [{ withdrawal }] = (await db.dataSource.query('SELECT withdrawal FROM runs WHERE id = ?', [withdrawn])) as Array<{ withdrawal: string }>;
+    expect(withdrawal).toBe('STARTED');
+    for (const runId of [...ended, withdrawn]) expect(await linesOf(runId)).toEqual([]);
   });
 
   it('stores every alarm of a callback an SDK sends (as many as it holds waiting: MAX_ALARMS_PER_CALLBACK), none past that', async () => {

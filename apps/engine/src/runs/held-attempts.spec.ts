@@ -45,6 +45,7 @@ describe('HeldAttempts', () => {
       traceParent: null,
       runKey: null,
       keyScope: null,
+      withdrawal: null,
     });
     expect(held.take({ runId: 1, attempt: 2, tenantId: 'acme' })).toBeNull();
   });

@@ -78,5 +78,6 @@ function attemptRow(run: ClaimedRun, executor: { executorId: number; url: string
     traceParent: run.traceParent ?? null,
     runKey: null,
     keyScope: null,
+    withdrawal: null,
   };
 }

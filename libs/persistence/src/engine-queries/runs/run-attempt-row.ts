@@ -1,4 +1,4 @@
-import type { AlarmType, RetryPolicy, RunCause, RunState } from '@baton/domain';
+import type { AlarmType, RetryPolicy, RunCause, RunState, WithdrawalState } from '@baton/domain';
 import { num, numOrNull } from '../sql';
 import type { RunKeyRef } from '../keys/lock-run-key';
 
@@ -39,6 +39,8 @@ export interface RunAttemptRow {
   runKey: string | null;
   /** Whose key's place it holds (runs.key_scope: its task's or its key group's): its end frees that place; null: it holds none. */
   keyScope: string | null;
+  /** A withdrawn prepared fire's withdrawal (runs.withdrawal, written with its CANCELLED); null for every other run. */
+  withdrawal: WithdrawalState | null;
 }
 
 /**
@@ -55,7 +57,7 @@ export interface FollowUpHints {
 
 /** Columns of RunAttemptRow: `runs r JOIN tasks t ON t.id = r.task_id LEFT JOIN executors e ON e.id = r.executor_id`. */
 export const RUN_ATTEMPT_COLUMNS = `r.id, r.tenant_id, r.task_id, t.name AS task_name, r.state, r.attempt, r.cause, r.flow_id,
-       r.executor_id, e.url AS executor_url, r.scheduled_at, COALESCE(r.instant_at, r.due_at) AS instant, r.started_at, r.parent_run_id, r.trace_parent, r.run_key, r.key_scope,
+       r.executor_id, e.url AS executor_url, r.scheduled_at, COALESCE(r.instant_at, r.due_at) AS instant, r.started_at, r.parent_run_id, r.trace_parent, r.run_key, r.key_scope, r.withdrawal,
        t.retry_max_attempts, t.retry_backoff_base_ms, t.retry_backoff_max_ms, t.retry_jitter_permille, t.alarm_types, t.alarm_silence_ms, t.trigger_kind,
        EXISTS (SELECT 1 FROM task_dependencies d WHERE d.parent_task_id = r.task_id) AS has_children`;
 
@@ -88,6 +90,7 @@ export function toRunAttemptRow(r: Record<string, unknown>): RunAttemptRow {
     traceParent: (r.trace_parent as string | null) ?? null,
     runKey: (r.run_key as string | null) ?? null,
     keyScope: (r.key_scope as string | null) ?? null,
+    withdrawal: (r.withdrawal as WithdrawalState | null) ?? null,
   };
 }
 
