@@ -79,6 +79,57 @@ describe('redactParamsSchema', () => {
     });
   });
 
+  it("hides the values of a definition a secret's schema references locally, at any remove, whatever the definition's name", () => {
+    const schema = {
+      properties: {
+        password: { $ref: '#/$defs/Plain' },
+        apiToken: { $ref: '#/definitions/Wrapped' },
+        region: { $ref: '#/$defs/Region' },
+      },
+      $defs: { Plain: { type: 'string', default: 'hunter2', examples: ['p1'] }, Region: { enum: ['eu', 'us'] } },
+      definitions: {
+        Wrapped: { allOf: [{ $ref: '#/definitions/Inner' }] },
+        Inner: { const: 'tok_1', properties: { back: { $ref: '#/definitions/Wrapped' } } },
+      },
+    };
+    expect(redactParamsSchema(schema)).toEqual({
+      properties: schema.properties,
+      $defs: { Plain: { type: 'string', default: REDACTED, examples: [REDACTED] }, Region: { enum: ['eu', 'us'] } },
+      definitions: {
+        Wrapped: { allOf: [{ $ref: '#/definitions/Inner' }] },
+        Inner: { const: REDACTED, properties: { back: { $ref: '#/definitions/Wrapped' } } },
+      },
+    });
+  });
+
+  it('follows a local reference by escaped pointer, by anchor ($ref, $dynamicRef) and within an embedded resource; not one to another document', () => {
+    const schema = {
+      properties: {
+        secret: {
+          anyOf: [{ $ref: '#/$defs/a~1b' }, { $ref: '#/$defs/with%20space' }, { $ref: '#Anchored' }, { $dynamicRef: '#Dynamic' }, { $ref: '#/$defs/Embedded' }],
+        },
+        token: { anyOf: [{ $ref: 'https://example.com/other.json#/$defs/Far' }, { $ref: 'other.json#/$defs/Far' }] },
+      },
+      $defs: {
+        'a/b': { default: 'p1' },
+        'with space': { default: 'p2' },
+        Named: { $anchor: 'Anchored', default: 'p3' },
+        Dynamic: { $dynamicAnchor: 'Dynamic', default: 'p5' },
+        Embedded: { $id: 'https://example.com/embedded.json', $ref: '#/$defs/Inner', $defs: { Inner: { default: 'p4' } } },
+        Inner: { default: 'not-the-embedded-one' },
+        Far: { default: 'far' },
+      },
+    };
+    const shown = redactParamsSchema(schema) as { $defs: Record<string, { default?: unknown; $defs?: Record<string, { default: unknown }> }> };
+    expect(shown.$defs['a/b'].default).toBe(REDACTED);
+    expect(shown.$defs['with space'].default).toBe(REDACTED);
+    expect(shown.$defs.Named.default).toBe(REDACTED);
+    expect(shown.$defs.Dynamic.default).toBe(REDACTED);
+    expect(shown.$defs.Embedded.$defs?.Inner.default).toBe(REDACTED);
+    expect(shown.$defs.Inner.default).toBe('not-the-embedded-one');
+    expect(shown.$defs.Far.default).toBe('far');
+  });
+
   it('keeps a schema with no values as it is, booleans and a property named __proto__ included', () => {
     const schema = JSON.parse('{"type":"object","additionalProperties":false,"properties":{"__proto__":{"type":"string"},"key":true}}') as unknown;
     const shown = redactParamsSchema(schema);

@@ -1,17 +1,6 @@
 import { isSecretName, redact, REDACTED } from './redact';
-
-/**
- * The keywords of a JSON schema whose values are instances of what it describes — a handler's
- * params, or one property of them — not schema: an executor may publish a secret's value there
- * (`apiToken: { type: 'string', default: 'tok_live_…' }`).
- */
-const VALUE_KEYWORDS: ReadonlySet<string> = new Set(['default', 'examples', 'const', 'enum']);
-
-/** The keywords holding subschemas by a property's name (or a definition's): the names are not keywords, and name the values below them. */
-const BY_PROPERTY_NAME: ReadonlySet<string> = new Set(['properties', 'patternProperties', '$defs', 'definitions']);
-
-/** Keywords holding subschemas by a property's name whose subschema describes the whole object, not that property's value. */
-const BY_TRIGGER_NAME: ReadonlySet<string> = new Set(['dependentSchemas', 'dependencies']);
+import { isResource, type Located, REF_KEYWORDS, resolveLocalRef } from './schema-refs';
+import { BY_PROPERTY_NAME, eachSubschema, isByName, VALUE_KEYWORDS } from './schema-walk';
 
 /**
  * A handler's params schema (an executor's heartbeat `handlerSchemas`) as a principal who sees
@@ -20,24 +9,52 @@ const BY_TRIGGER_NAME: ReadonlySet<string> = new Set(['dependentSchemas', 'depen
  * one, are REDACTED (each item of a list, so `enum` and `examples` stay lists); the other values
  * are shown as redact shows params (an object `default` keeps its fields, its secret-named ones
  * hidden). The schema itself — types, names, limits, descriptions — is kept, so the viewer still
- * learns what the params may hold. A schema's `$ref` is not followed: a definition is judged by
- * its own name.
+ * learns what the params may hold. A definition is judged by its own name, and also by the
+ * references to it: one a secret's schema references locally (`password: { $ref: '#/$defs/Plain' }`),
+ * or that such a definition references in turn, describes a secret's values whatever its name.
+ * A reference to another document is not followed (nothing is fetched).
  */
 export function redactParamsSchema(schema: unknown): unknown {
-  return shownSchema(schema, false);
+  return shownSchema(schema, false, secretSubschemas(schema));
 }
 
-function shownSchema(node: unknown, secret: boolean): unknown {
-  if (Array.isArray(node)) return node.map((item) => shownSchema(item, secret));
+function shownSchema(node: unknown, secret: boolean, secrets: ReadonlySet<object>): unknown {
+  if (Array.isArray(node)) return node.map((item) => shownSchema(item, secret, secrets));
   if (node === null || typeof node !== 'object') return node;
+  const hides = secret || secrets.has(node);
   return mapFields(node as Record<string, unknown>, (keyword, field) => {
-    if (VALUE_KEYWORDS.has(keyword)) return secret ? hidden(field) : redact(field);
-    const named = BY_PROPERTY_NAME.has(keyword) || BY_TRIGGER_NAME.has(keyword);
-    if (named && field !== null && typeof field === 'object' && !Array.isArray(field)) {
-      return mapFields(field as Record<string, unknown>, (name, sub) => shownSchema(sub, secret || (BY_PROPERTY_NAME.has(keyword) && isSecretName(name))));
-    }
-    return shownSchema(field, secret);
+    if (VALUE_KEYWORDS.has(keyword)) return hides ? hidden(field) : redact(field);
+    if (isByName(keyword, field)) return mapFields(field, (name, sub) => shownSchema(sub, hides || (BY_PROPERTY_NAME.has(keyword) && isSecretName(name)), secrets));
+    return shownSchema(field, hides, secrets);
   });
+}
+
+/**
+ * The subschemas that describe a secret's values: below a secret-named property, and what they
+ * reference locally, at any remove. Each is walked once, so a cycle of references ends.
+ */
+function secretSubschemas(schema: unknown): Set<object> {
+  const secrets = new Set<object>();
+  const referenced: Located[] = [];
+  const walk = (node: unknown, secret: boolean, resource: object): void => {
+    if (Array.isArray(node)) return node.forEach((item) => walk(item, secret, resource));
+    if (node === null || typeof node !== 'object') return;
+    if (secret) {
+      if (secrets.has(node)) return;
+      secrets.add(node);
+    }
+    const within = isResource(node) ? node : resource;
+    const fields = node as Record<string, unknown>;
+    for (const keyword of REF_KEYWORDS) {
+      const ref = fields[keyword];
+      const target = secret && typeof ref === 'string' ? resolveLocalRef(ref, within) : undefined;
+      if (target) referenced.push(target);
+    }
+    eachSubschema(fields, (sub, name) => walk(sub, secret || (name !== undefined && isSecretName(name)), within));
+  };
+  if (schema !== null && typeof schema === 'object') walk(schema, false, schema);
+  for (let target = referenced.pop(); target; target = referenced.pop()) walk(target.node, true, target.resource);
+  return secrets;
 }
 
 /** A secret's value hidden, a list item by item; null kept, as redact keeps it. */
