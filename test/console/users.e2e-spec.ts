@@ -9,6 +9,8 @@ import { TEST_DATABASES, useTestDatabase } from '../support/databases';
 import { login, rowCounts, seedOperator, seedTenant, startConsole, type ConsoleTestApp, type Credentials, type SeededTenant } from './console-test-kit';
 
 const fieldsOf = (body: { errors?: Array<{ field: string }> }) => (body.errors ?? []).map((e) => e.field);
+/** The one answer to an API key changing any password. */
+const API_KEY_REFUSED = { statusCode: 403, code: 'FORBIDDEN', message: expect.stringContaining('An API key cannot change a password') };
 
 describe.each(TEST_DATABASES)('console users on %s', (kind) => {
   const db = useTestDatabase(kind);
@@ -113,7 +115,8 @@ describe.each(TEST_DATABASES)('console users on %s', (kind) => {
       for (const creds of [a.admin, a.adminKey]) {
         expect((await t.http().patch(`/api/users/${bAdminId}`).set(creds).send({ disabled: true })).status).toBe(404);
         expect((await t.http().patch(`/api/users/${bAdminId}`).set(creds).send({ role: 'TENANT_VIEWER' })).status).toBe(404);
-        expect((await t.http().post(`/api/users/${bAdminId}/password`).set(creds).send({ password: 'hijacked-1' })).status).toBe(404);
+        // A key sets no password at all: refused before any user is looked up, so a 403 whoever the user is.
+        expect((await t.http().post(`/api/users/${bAdminId}/password`).set(creds).send({ password: 'hijacked-1' })).status).toBe(creds === a.adminKey ? 403 : 404);
       }
       const operatorId = await userId('operator');
       expect((await t.http().patch(`/api/users/${operatorId}`).set(a.admin).send({ disabled: true })).status).toBe(404);
@@ -218,14 +221,19 @@ describe.each(TEST_DATABASES)('console users on %s', (kind) => {
       await t.http().post('/api/auth/password').set(creds).send({ currentPassword: 'alpha-new-pass', newPassword: 'password-123' });
     });
 
-    it('is refused to an API key (it has no password)', async () => {
-      const res = await t.http().post('/api/auth/password').set(a.adminKey).send({ currentPassword: 'x', newPassword: 'new-password-1' });
+    it('is refused to an API key, even one sending its owner\'s current password: a person changes a password', async () => {
+      const made = await t.http().post('/api/api-keys').set(creds).send({ name: 'alpha-pw-key', role: 'TENANT_ADMIN' });
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+      const res = await t.http().post('/api/auth/password').set({ 'X-Api-Key': made.body.key }).send({ currentPassword: 'password-123', newPassword: 'new-password-1' });
       expect(res.status).toBe(403);
+      expect(res.body).toMatchObject(API_KEY_REFUSED);
+      expect((await t.http().get('/api/auth/me').set(creds)).status).toBe(200);
+      await login(t, 'alpha/alpha-pw', 'password-123');
     });
   });
 
   describe("setting one's own password on a user management route", () => {
-    // An admin of its own (and a key it owns): ending its sessions must not end the seeded ones.
+    // An admin of its own (and a key it owns, which may set no password): ending its sessions must not end the seeded ones.
     let selfId: number;
     let key: Credentials;
     beforeAll(async () => {
@@ -238,18 +246,37 @@ describe.each(TEST_DATABASES)('console users on %s', (kind) => {
       key = { 'X-Api-Key': madeKey.body.key };
     });
 
-    it('needs the current password from a session of the user, and from a key it owns; names the field; changes nothing', async () => {
+    it('needs the current password from a session of the user; names the field; changes nothing', async () => {
       const creds = await login(t, 'alpha/alpha-self');
-      for (const as of [creds, key]) {
-        const missing = await t.http().post(`/api/users/${selfId}/password`).set(as).send({ password: 'taken-over-1' });
-        expect(missing.status).toBe(400);
-        expect(missing.body.errors).toEqual([{ field: 'currentPassword', reason: 'is required to change your own password' }]);
-        const wrong = await t.http().post(`/api/users/${selfId}/password`).set(as).send({ password: 'taken-over-1', currentPassword: 'not-it' });
-        expect(wrong.status).toBe(400);
-        expect(wrong.body.errors).toEqual([{ field: 'currentPassword', reason: 'is not your current password' }]);
-      }
+      const missing = await t.http().post(`/api/users/${selfId}/password`).set(creds).send({ password: 'taken-over-1' });
+      expect(missing.status).toBe(400);
+      expect(missing.body.errors).toEqual([{ field: 'currentPassword', reason: 'is required to change your own password' }]);
+      const wrong = await t.http().post(`/api/users/${selfId}/password`).set(creds).send({ password: 'taken-over-1', currentPassword: 'not-it' });
+      expect(wrong.status).toBe(400);
+      expect(wrong.body.errors).toEqual([{ field: 'currentPassword', reason: 'is not your current password' }]);
       expect((await t.http().get('/api/auth/me').set(creds)).status).toBe(200);
       await login(t, 'alpha/alpha-self', 'password-123');
+    });
+
+    it("refuses a key its owner's password, even with the current one, and another user's: 403, nothing changes", async () => {
+      const creds = await login(t, 'alpha/alpha-self');
+      const otherId = await userId('alpha-viewer');
+      const viewer = await login(t, 'alpha/alpha-viewer');
+      const cases: Array<[string, Credentials, number, Record<string, unknown>]> = [
+        ["its owner's, with the current password", key, selfId, { password: 'taken-over-1', currentPassword: 'password-123' }],
+        ["its owner's, without", key, selfId, { password: 'taken-over-1' }],
+        ["another user's", key, otherId, { password: 'taken-over-1' }],
+        ["another user's, by the seeded admin key", a.adminKey, otherId, { password: 'taken-over-1' }],
+      ];
+      for (const [name, as, id, body] of cases) {
+        const res = await t.http().post(`/api/users/${id}/password`).set(as).send(body);
+        expect(res.status, name).toBe(403);
+        expect(res.body, name).toMatchObject(API_KEY_REFUSED);
+      }
+      expect((await t.http().get('/api/auth/me').set(creds)).status).toBe(200);
+      expect((await t.http().get('/api/auth/me').set(viewer)).status).toBe(200);
+      await login(t, 'alpha/alpha-self', 'password-123');
+      await login(t, 'alpha/alpha-viewer', 'password-123');
     });
 
     it('sets it with the current one: the calling session stays, the others end', async () => {
@@ -260,7 +287,7 @@ describe.each(TEST_DATABASES)('console users on %s', (kind) => {
       expect((await t.http().get('/api/auth/me').set(creds)).status).toBe(200);
       expect((await t.http().get('/api/auth/me').set(other)).status).toBe(401);
       await login(t, 'alpha/alpha-self', 'alpha-self-2');
-      const back = await t.http().post(`/api/users/${selfId}/password`).set(key).send({ password: 'password-123', currentPassword: 'alpha-self-2' });
+      const back = await t.http().post(`/api/users/${selfId}/password`).set(creds).send({ password: 'password-123', currentPassword: 'alpha-self-2' });
       expect(back.status, JSON.stringify(back.body)).toBe(204);
       await login(t, 'alpha/alpha-self', 'password-123');
     });

@@ -12,6 +12,7 @@ import type { LoginResponse } from './dto/login.dto';
 import { anonymousActor, auditChange, recordAudit } from '../audit';
 import { LoginThrottle, throttleAccount } from './login-throttle';
 import { LoginThrottledError } from './login-throttled-error';
+import { refuseApiKeyPasswordChange } from './password-change-by-person';
 
 /** What a user logs in with: its tenant (none for an operator), its name and password. */
 export interface LoginCredentials {
@@ -137,13 +138,13 @@ export class AuthService {
   /**
    * A logged-in user changes its own password, proving the current one from client `address`
    * (proveOwnPassword). The user's other sessions end (whoever else held one must log in with the
-   * new password); the calling session stays. An API key has no password.
+   * new password); the calling session stays. An API key is refused (refuseApiKeyPasswordChange).
    */
   async changePassword(principal: Principal, currentPassword: string, newPassword: string, address: string): Promise<void> {
+    refuseApiKeyPasswordChange(principal);
     const userId = principal.userId;
-    if (userId === null) throw forbidden('An API key has no password: log in as a user to change yours');
-    const user = await findUserById(this.dataSource.manager, userId);
-    if (!user) throw unauthorized('Session expired or unknown; log in again');
+    const user = userId === null ? null : await findUserById(this.dataSource.manager, userId);
+    if (userId === null || !user) throw unauthorized('Session expired or unknown; log in again');
     await this.proveOwnPassword(user, currentPassword, address);
     if (newPassword === currentPassword) throw badRequest([{ field: 'newPassword', reason: 'must differ from the current password' }]);
     const passwordHash = await this.hashPassword(newPassword);
@@ -156,8 +157,8 @@ export class AuthService {
 
   /**
    * Whoever changes `user`'s password as `user` itself — on POST /api/auth/password, or on a user
-   * management route applied to oneself (a session of the user, or an API key acting for it) —
-   * proves it knows the current one, from client `address`: a stolen session or key must not
+   * management route applied to oneself (a session of the user; never an API key:
+   * refuseApiKeyPasswordChange) — proves it knows the current one, from client `address`: a stolen session or key must not
    * take the account over by setting a password. Wrong current passwords count against the
    * account and address as failed logins do (not a password oracle either). A single sign-on
    * user has no Baton password to prove: 403.

@@ -39,11 +39,11 @@ export class OperatorUsersController {
   @Post(':id/password')
   @Audited('user.password-reset')
   @HttpCode(204)
-  @ApiOperation({ summary: "Set a user's password; the user's sessions end. Your own only with `currentPassword` (your other sessions end, this one stays)" })
+  @ApiOperation({ summary: "Set a user's password, in a session (an API key: 403); the user's sessions end. Your own only with `currentPassword` (your other sessions end, this one stays)" })
   @ApiNoContentResponse()
   @ApiTooManyRequestsResponse({ description: 'Your own: too many wrong current passwords for this account from this client address, or from this address (logins count too); `Retry-After` gives the seconds to wait' })
   resetPassword(@Param('id', new IdPipe()) id: number, @Body() body: ResetPasswordDto, @CurrentPrincipal() principal: Principal, @Ip() address: string): Promise<void> {
-    return this.users.resetPassword(id, body, { actingUserId: principal.actsForUserId }, { address, sessionId: principal.sessionId });
+    return this.users.resetPassword(id, body, { actingUserId: principal.actsForUserId }, { kind: principal.kind, address, sessionId: principal.sessionId });
   }
 
   @Delete(':id')
@@ -91,7 +91,7 @@ export class TenantUsersController {
   @Post(':id/password')
   @Audited('user.password-reset')
   @HttpCode(204)
-  @ApiOperation({ summary: "Set a user's password; the user's sessions end. Your own only with `currentPassword` (your other sessions end, this one stays)" })
+  @ApiOperation({ summary: "Set a user's password, in a session (an API key: 403); the user's sessions end. Your own only with `currentPassword` (your other sessions end, this one stays)" })
   @ApiNoContentResponse()
   @ApiTooManyRequestsResponse({ description: 'Your own: too many wrong current passwords for this account from this client address, or from this address (logins count too); `Retry-After` gives the seconds to wait' })
   resetPassword(
@@ -101,6 +101,6 @@ export class TenantUsersController {
     @CurrentPrincipal() principal: Principal,
     @Ip() address: string,
   ): Promise<void> {
-    return this.users.resetPassword(id, body, { tenantId, actingUserId: principal.actsForUserId }, { address, sessionId: principal.sessionId });
+    return this.users.resetPassword(id, body, { tenantId, actingUserId: principal.actsForUserId }, { kind: principal.kind, address, sessionId: principal.sessionId });
   }
 }

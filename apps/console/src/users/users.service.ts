@@ -5,6 +5,8 @@ import { deleteUser, endUserSessions, findLoginUser, findUser, insertUser, inTra
 import { badRequest, conflict, FieldError, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { AuthService } from '../auth/auth.service';
+import { refuseApiKeyPasswordChange } from '../auth/password-change-by-person';
+import type { Principal } from '../common/principal';
 import { auditChange } from '../audit';
 import { UpdateUserDto, UserView } from './dto/user.dto';
 
@@ -30,8 +32,9 @@ export interface UserScope {
   actingUserId: number | null;
 }
 
-/** Who sets a password: its client address (a wrong current password counts against it) and its session (kept when it sets its own). */
+/** Who sets a password: a session or an API key (refused), its client address (a wrong current password counts against it) and its session (kept when it sets its own). */
 export interface PasswordCaller {
+  kind: Principal['kind'];
   address: string;
   sessionId: number | null;
 }
@@ -149,12 +152,13 @@ export class UsersService {
   }
 
   /**
-   * An administrator sets a user's password; the user's sessions end (it logs in with the new
-   * one). Its own password (the caller acts for that user: a session of it, or a key it owns)
-   * only with the current one, as POST /api/auth/password has it (AuthService.proveOwnPassword),
-   * and the calling session stays.
+   * An administrator, in a session, sets a user's password; the user's sessions end (it logs in
+   * with the new one). Its own password only with the current one, as POST /api/auth/password has
+   * it (AuthService.proveOwnPassword), and the calling session stays. An API key is refused,
+   * another user's password as its owner's (refuseApiKeyPasswordChange).
    */
   async resetPassword(id: number, body: { password: string; currentPassword?: string }, scope: UserScope, caller: PasswordCaller): Promise<void> {
+    refuseApiKeyPasswordChange(caller);
     const own = id === scope.actingUserId;
     if (own) await this.auth.proveOwnPassword(await this.findInScope(this.dataSource.manager, id, scope), body.currentPassword, caller.address);
     const passwordHash = await this.auth.hashPassword(body.password);
