@@ -5,6 +5,7 @@ import {
   PATHS,
   PROTOCOL_VERSION,
   SIGNATURE_HEADERS,
+  TENANT_MISMATCH_REFUSAL,
   verify,
   type DispatchAck,
   type DispatchBatchResult,
@@ -234,7 +235,7 @@ export class ExecutorRuntime {
     const wanted = route === 'status' ? 'GET' : 'POST';
     if (method !== wanted) return this.refuse(method, path, 405, 'BAD_REQUEST', `use ${wanted} ${path}`);
     const auth = this.authenticate(req.headers, method, path, req.body);
-    if (auth) return this.refuse(method, path, 401, 'UNAUTHORIZED', auth);
+    if (auth) return this.refuse(method, path, 401, 'UNAUTHORIZED', auth.message, auth.field);
     if (route === 'status') return { status: 200, body: this.runStatus(Number(runMatch![1])) };
     let parsed: unknown;
     try {
@@ -250,17 +251,17 @@ export class ExecutorRuntime {
 
   // ---- requests ---------------------------------------------------------------------------
 
-  private authenticate(headers: ExecutorRequest['headers'], method: string, path: string, body: string): string | null {
+  /** Why a request is refused 401, or null: another tenant's first (TENANT_MISMATCH_REFUSAL), then the signature. */
+  private authenticate(headers: ExecutorRequest['headers'], method: string, path: string, body: string): { message: string; field?: string } | null {
     const lower: Record<string, string | string[] | undefined> = {};
     for (const [k, v] of Object.entries(headers)) lower[k.toLowerCase()] = v;
     const tenant = lower[SIGNATURE_HEADERS.tenant];
+    if (tenant === undefined) return { message: `signature: missing ${SIGNATURE_HEADERS.tenant} header` };
+    if (tenant !== this.options.tenantId) return { message: TENANT_MISMATCH_REFUSAL.message, field: TENANT_MISMATCH_REFUSAL.field };
     const result = verify(this.options.secret, lower, method, path, body, Date.now(), this.options.maxSkewMs);
-    if (!result.ok) {
-      const why = { MISSING_HEADERS: `missing ${SIGNATURE_HEADERS.timestamp} / ${SIGNATURE_HEADERS.signature} headers`, STALE_TIMESTAMP: `${SIGNATURE_HEADERS.timestamp} is missing, malformed or more than ${this.options.maxSkewMs} ms away from the executor's clock`, MALFORMED_SIGNATURE: `${SIGNATURE_HEADERS.signature} is not lower-case hex of exactly 64 characters`, BAD_SIGNATURE: 'the signature does not match (secret, method, path or body differ)' };
-      return `signature: ${why[result.reason]}`;
-    }
-    if (tenant !== this.options.tenantId) return `${SIGNATURE_HEADERS.tenant}: this executor serves another tenant`;
-    return null;
+    if (result.ok) return null;
+    const why = { MISSING_HEADERS: `missing ${SIGNATURE_HEADERS.timestamp} / ${SIGNATURE_HEADERS.signature} headers`, STALE_TIMESTAMP: `${SIGNATURE_HEADERS.timestamp} is missing, malformed or more than ${this.options.maxSkewMs} ms away from the executor's clock`, MALFORMED_SIGNATURE: `${SIGNATURE_HEADERS.signature} is not lower-case hex of exactly 64 characters`, BAD_SIGNATURE: 'the signature does not match (secret, method, path or body differ)' };
+    return { message: `signature: ${why[result.reason]}` };
   }
 
   private dispatch(method: string, path: string, body: unknown, arrivedAt: number): ExecutorResponse {

@@ -15,6 +15,7 @@
  * A GET is signed over the empty body.
  */
 import type { JsonValue } from '@baton/domain';
+import { SIGNATURE_HEADERS } from './signing';
 import type { WakeRunRow } from './wake-rows';
 
 /**
@@ -196,15 +197,35 @@ export interface DispatchAck {
  * 429 (busy, try another executor) or 4xx/503 (rejected: unknown handler, bad request, bad
  * signature, shutting down). Also the body of every other error answer of an executor.
  * - 400 BAD_REQUEST (`field` names the offending field; `body` for malformed JSON / too large → 413)
- * - 401 UNAUTHORIZED (missing/bad signature, stale timestamp, another tenant)
+ * - 401 UNAUTHORIZED (another tenant: TENANT_MISMATCH_REFUSAL, checked first; missing/bad signature, stale timestamp)
  * - 404 UNKNOWN_HANDLER, 429 BUSY, 503 SHUTTING_DOWN
  */
 export interface DispatchRefusal {
   accepted: false;
   reason: 'BUSY' | 'UNKNOWN_HANDLER' | 'BAD_REQUEST' | 'SHUTTING_DOWN' | 'UNAUTHORIZED';
   message: string;
-  /** For BAD_REQUEST: the field that is wrong (`body` when the body itself is). */
+  /** For BAD_REQUEST: the field that is wrong (`body` when the body itself is); for UNAUTHORIZED: `x-baton-tenant` when the request is another tenant's (TENANT_MISMATCH_REFUSAL). */
   field?: string;
+}
+
+/**
+ * An executor's answer (401) to a request of another tenant — its `x-baton-tenant` not the tenant
+ * the executor serves —, checked before the signature: that request is signed with the other
+ * tenant's secret, which the executor has not, and "the signature does not match" would send
+ * both operators after secrets that are right. `field` names the header, for the engine: no
+ * secret of its tenant will do at that URL, which another tenant's executor answers now.
+ */
+export const TENANT_MISMATCH_REFUSAL: DispatchRefusal = Object.freeze({
+  accepted: false,
+  reason: 'UNAUTHORIZED',
+  field: SIGNATURE_HEADERS.tenant,
+  message: `${SIGNATURE_HEADERS.tenant}: this executor serves another tenant`,
+});
+
+/** Whether an executor's error answer (body) is TENANT_MISMATCH_REFUSAL's: it serves another tenant. */
+export function isTenantMismatch(body: unknown): boolean {
+  const refusal = body as Partial<DispatchRefusal> | null;
+  return refusal !== null && typeof refusal === 'object' && refusal.accepted === false && refusal.reason === 'UNAUTHORIZED' && refusal.field === SIGNATURE_HEADERS.tenant;
 }
 
 /** Why the engine asks for an abort. */

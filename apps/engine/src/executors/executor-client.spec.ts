@@ -1,14 +1,16 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { Logger } from '@nestjs/common';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '@baton/domain';
-import type { DispatchRequest, ResolveAll } from '@baton/protocol';
+import { TENANT_MISMATCH_REFUSAL, type DispatchRequest, type ResolveAll } from '@baton/protocol';
 import { readEngineConfig } from '../config/engine-config';
 import { ExecutorClient, NO_EXECUTOR_OF_TENANT, type SigningTenant } from './executor-client';
 import { XxlJobClient } from './xxl-job-client';
 import type { ExecutorRegistry } from './executor-registry';
 import { noClusterAddresses } from '../testing/no-cluster-addresses';
 import { NO_TENANT_REREAD } from '../testing/no-tenant-reread';
+import type { TenantDirectory } from '../tenants/tenant-directory';
 
 const tenant = (executorNetworks: string[] | null): SigningTenant => ({
   id: 'acme',
@@ -46,10 +48,10 @@ describe('the executor client under the outbound policy (issue 21)', () => {
     return new Promise<void>((r) => server.close(() => r()));
   });
 
-  const clientResolvingTo = (address: string) => {
+  const clientResolvingTo = (address: string, tenants = NO_TENANT_REREAD) => {
     const resolve: ResolveAll = (_host, _options, callback) => callback(null, [{ address, family: 4 }]);
     const registry = { secretVersionOf: () => null } as unknown as ExecutorRegistry;
-    return new ExecutorClient(readEngineConfig({}, { dispatchTimeoutMs: 2000 }), new ManualClock(0), registry, NO_TENANT_REREAD, new XxlJobClient(readEngineConfig({}, {}), noClusterAddresses()), noClusterAddresses(), resolve);
+    return new ExecutorClient(readEngineConfig({}, { dispatchTimeoutMs: 2000 }), new ManualClock(0), registry, tenants, new XxlJobClient(readEngineConfig({}, {}), noClusterAddresses()), noClusterAddresses(), resolve);
   };
 
   it('refuses an executor name that resolves to a metadata address at dispatch time: not sent, the rule named', async () => {
@@ -106,6 +108,36 @@ describe('the executor client under the outbound policy (issue 21)', () => {
       answering(200, JSON.stringify({ results: [{ runId: 1, attempt: 1, status: 202, body: { accepted: true, runId: 1, attempt: 1 } }] }));
       expect(await client.dispatchBatch(url, tenant(['exec.example']), [request])).toEqual([{ kind: 'ACCEPTED', status: 202 }]);
     } finally {
+      client.onApplicationShutdown();
+    }
+  });
+
+  it('sends an executor that serves another tenant nothing more (no other secret, no tenant read again) and logs it for the operator; the run reads it as no executor of the tenant', async () => {
+    let rereads = 0;
+    const tenants = { readAfterRefusal: () => ((rereads += 1), Promise.resolve(undefined)) } as unknown as TenantDirectory;
+    const client = clientResolvingTo('127.0.0.1', tenants);
+    const warn = vi.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const url = `http://exec.example:${port}`;
+    // In a rotation's window: two secrets, either of which a refused signature is tried with.
+    const rotating = { ...tenant(['exec.example']), previousExecutorSecret: 'old-secret', previousSecretExpiresAt: 60_000 };
+    const refusing = (body: object) => (answer = (res) => res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify(body)));
+    const noExecutor = { kind: 'UNAVAILABLE', status: null, message: NO_EXECUTOR_OF_TENANT };
+    try {
+      refusing(TENANT_MISMATCH_REFUSAL);
+      expect(await client.dispatch(url, rotating, request)).toEqual(noExecutor);
+      expect(await client.dispatch(url, rotating, request)).toEqual(noExecutor);
+      expect({ sent: hits.length, rereads }).toEqual({ sent: 2, rereads: 0 });
+      // One line for both (at most one per tenant and URL every 10 s).
+      const lines = warn.mock.calls.map(([line]) => String(line)).filter((line) => line.includes('serves another tenant'));
+      expect(lines).toEqual([expect.stringContaining(`executor ${url}, registered for tenant acme, answers that it serves another tenant`)]);
+
+      // The tenant's own executor refusing the signature: signed again with the other secret, then the tenant read again.
+      hits.length = 0;
+      refusing({ accepted: false, reason: 'UNAUTHORIZED', message: 'signature: the signature does not match (secret, method, path or body differ)' });
+      expect(await client.dispatch(url, rotating, request)).toEqual(noExecutor);
+      expect({ sent: hits.length, rereads }).toEqual({ sent: 2, rereads: 1 });
+    } finally {
+      warn.mockRestore();
       client.onApplicationShutdown();
     }
   });

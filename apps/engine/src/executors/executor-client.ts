@@ -1,6 +1,7 @@
-import { Inject, Injectable, OnApplicationShutdown, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { CLOCK, type Clock, type ExecutorNetworks } from '@baton/domain';
 import {
+  isTenantMismatch,
   OUTBOUND_RESOLVER,
   outboundFailureKind,
   OutboundAgents,
@@ -17,6 +18,7 @@ import {
 } from '@baton/protocol';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { signingSecrets, type TenantSecrets, type VersionedSecret } from '../security/executor-secrets';
+import { RefusalLogThrottle } from '../security/refusal-log-throttle';
 import { TenantDirectory } from '../tenants/tenant-directory';
 import { ClusterAddressGuard } from './cluster-address-guard';
 import { ExecutorRegistry } from './executor-registry';
@@ -78,10 +80,15 @@ export interface SigningTenant extends TenantSecrets {
  * new secret within seconds of the rotation refuses every secret the engine knows, so the tenant
  * is read again (TenantDirectory.readAfterRefusal, waiting up to a second for its turn) and the
  * request signed with the secrets it did not know yet — without that, the run failed "rejected by
- * every executor".
+ * every executor". An executor that answers it serves another tenant (TENANT_MISMATCH_REFUSAL) is
+ * sent nothing more: no secret of this tenant will do there. The run reads it as no executor of
+ * the tenant, as any 401; the operator's log names the tenant and the URL.
  */
 @Injectable()
 export class ExecutorClient implements OnApplicationShutdown {
+  private readonly logger = new Logger('ExecutorClient');
+  /** One line per tenant and URL every 10 s at most: a stale registration is refused each run. */
+  private readonly mismatchLog = new RefusalLogThrottle(10_000);
   private readonly agents: OutboundAgents;
   private readonly timeoutMs: number;
 
@@ -183,6 +190,7 @@ export class ExecutorClient implements OnApplicationShutdown {
     const sendWith = (secret: string) => this.send(baseUrl, path, tenant, secret, body, extra);
     // Non-null: the signing secrets hold the current one at least, and none was tried yet.
     const first = (await this.sendUntilTaken(signingSecrets(tenant, version, signedAt), tried, sendWith))!;
+    if (servesAnotherTenant(first)) this.warnServesAnotherTenant(tenant.id, baseUrl);
     if (!refusedSignature(first)) return first;
     const reread = await this.tenants.readAfterRefusal(tenant.id, signedAt, true).catch(() => undefined);
     if (!reread) return first;
@@ -200,6 +208,15 @@ export class ExecutorClient implements OnApplicationShutdown {
       if (!refusedSignature(answer)) break;
     }
     return answer;
+  }
+
+  private warnServesAnotherTenant(tenantId: string, baseUrl: string): void {
+    const refused = this.mismatchLog.refused(`${tenantId} ${baseUrl}`, this.clock.now());
+    if (refused === 0) return;
+    this.logger.warn(
+      `executor ${baseUrl}, registered for tenant ${tenantId}, answers that it serves another tenant (x-baton-tenant): another tenant's executor has its address now, or it runs with another BATON_TENANT; each run sent there is tried on another executor of the tenant — ${refused} such answers since the last such line`,
+      { tenantId, executorUrl: baseUrl, reason: 'TENANT_MISMATCH', refused },
+    );
   }
 
   private async send(baseUrl: string, path: string, tenant: SigningTenant, secret: string, body: string, extra?: Record<string, string>): Promise<Answer> {
@@ -235,9 +252,14 @@ export class ExecutorClient implements OnApplicationShutdown {
  */
 type Answer = { status: number; body: string } | { error: string; notSent: boolean };
 
-/** 401: the executor refused the request's signature before doing anything with it (so it may be signed again and resent). */
+/** 401: the executor refused the request's signature before doing anything with it (so it may be signed again and resent), not its tenant. */
 function refusedSignature(answer: Answer): boolean {
-  return 'status' in answer && answer.status === 401;
+  return 'status' in answer && answer.status === 401 && !servesAnotherTenant(answer);
+}
+
+/** 401 TENANT_MISMATCH_REFUSAL: the executor serves another tenant, so no secret of this one will do. */
+function servesAnotherTenant(answer: Answer): boolean {
+  return 'status' in answer && answer.status === 401 && isTenantMismatch(parse(answer.body));
 }
 
 /** A single dispatch's W3C `traceparent` header (the run's, also in its body), for proxies and agents that read headers. */
