@@ -1125,9 +1125,14 @@ def make_handler(executor):
             if method != wanted:
                 return self.reply(405, refusal("BAD_REQUEST", f"use {wanted} {path}"))
             headers = {k.lower(): v for k, v in self.headers.items()}
+            # Another tenant's request is refused as that, before its signature: it is signed with
+            # that tenant's secret, which this executor has not (docs/EXECUTOR-PROTOCOL.md, "The signature").
+            tenant = headers.get(H_TENANT)
+            if tenant is None:
+                return self.reply(401, refusal("UNAUTHORIZED", f"signature: missing {H_TENANT} header"))
+            if tenant != executor.tenant:
+                return self.reply(401, refusal("UNAUTHORIZED", f"{H_TENANT}: this executor serves another tenant", H_TENANT))
             problem = verify(executor.secret, headers, method, path, raw)
-            if problem is None and headers.get(H_TENANT) != executor.tenant:
-                problem = "x-baton-tenant: this executor serves another tenant"
             if problem:
                 return self.reply(401, refusal("UNAUTHORIZED", problem))
             if route == "status":

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { JsonValue } from '@baton/domain';
-import { PATHS, SIGNATURE_HEADERS, sign } from '@baton/protocol';
+import { PATHS, SIGNATURE_HEADERS, sign, TENANT_MISMATCH_REFUSAL } from '@baton/protocol';
 import { FakeEngine } from './fake-engine';
 import { startExecutorProcess, type ExecutorCommand, type ExecutorProcess } from './executor-process';
 
@@ -315,6 +315,15 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
       expect(await attemptsOf(req.runId)).toEqual([]);
       expect(await attemptsOf(req.runId + 100_000)).toEqual([]);
       expect(engine.callbacks.filter((c) => c.body.runId === req.runId || c.body.runId === req.runId + 100_000)).toEqual([]);
+    });
+
+    it("answers another tenant's request, signed with that tenant's secret, that it serves another tenant (field x-baton-tenant), not that the signature does not match; runs nothing", async () => {
+      const req = engine.request({ handler: ok.handler, params: (ok.params ?? null) as never });
+      const globex = { tenant: 'globex', secret: 'globex-secret' };
+      const answers = [await engine.dispatch(executor.url, req, globex), await engine.abort(executor.url, { runId: req.runId, attempt: 1, reason: 'CANCELLED' }, globex)];
+      for (const answer of answers) expect({ status: answer.status, body: answer.body }).toEqual({ status: 401, body: TENANT_MISMATCH_REFUSAL });
+      expect(await attemptsOf(req.runId)).toEqual([]);
+      expect(engine.callbacks.filter((c) => c.body.runId === req.runId)).toEqual([]);
     });
 
     it('refuses a valid signature re-spelt (upper case, mixed case, extra characters) with 401 and runs nothing', async () => {

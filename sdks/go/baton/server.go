@@ -67,12 +67,17 @@ func (e *Executor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		reply(w, 405, &refusal{Reason: "BAD_REQUEST", Message: fmt.Sprintf("use %s %s", wanted, path)})
 		return
 	}
-	if problem := Verify(e.opts.Secret, r.Header.Get(HeaderTimestamp), r.Header.Get(HeaderSignature), r.Method, path, raw, nowMs(), DefaultMaxSkewMs); problem != "" {
-		reply(w, 401, &refusal{Reason: "UNAUTHORIZED", Message: problem.message()})
+	// Another tenant's request is refused as that, before its signature: it is signed with that
+	// tenant's secret, which this executor has not (docs/EXECUTOR-PROTOCOL.md, "The signature").
+	if tenant := r.Header.Values(HeaderTenant); len(tenant) == 0 {
+		reply(w, 401, &refusal{Reason: "UNAUTHORIZED", Message: "signature: missing x-baton-tenant header"})
+		return
+	} else if len(tenant) != 1 || tenant[0] != e.opts.Tenant {
+		reply(w, 401, &refusal{Reason: "UNAUTHORIZED", Field: "x-baton-tenant", Message: "x-baton-tenant: this executor serves another tenant"})
 		return
 	}
-	if r.Header.Get(HeaderTenant) != e.opts.Tenant {
-		reply(w, 401, &refusal{Reason: "UNAUTHORIZED", Message: "x-baton-tenant: this executor serves another tenant"})
+	if problem := Verify(e.opts.Secret, r.Header.Get(HeaderTimestamp), r.Header.Get(HeaderSignature), r.Method, path, raw, nowMs(), DefaultMaxSkewMs); problem != "" {
+		reply(w, 401, &refusal{Reason: "UNAUTHORIZED", Message: problem.message()})
 		return
 	}
 	if route == "status" {

@@ -224,9 +224,13 @@ public final class BatonExecutor {
     if (route == null) return refuse(404, "BAD_REQUEST", "no executor route " + path, null);
     String wanted = route.equals("status") ? "GET" : "POST";
     if (!method.equals(wanted)) return refuse(405, "BAD_REQUEST", "use " + wanted + " " + path, null);
+    // Another tenant's request is refused as that, before its signature: it is signed with that
+    // tenant's secret, which this executor has not (docs/EXECUTOR-PROTOCOL.md, "The signature").
+    String tenant = header.apply(Signing.TENANT);
+    if (tenant == null) return refuse(401, "UNAUTHORIZED", "signature: missing " + Signing.TENANT + " header", null);
+    if (!options.tenantId.equals(tenant)) return refuse(401, "UNAUTHORIZED", Signing.TENANT + ": this executor serves another tenant", Signing.TENANT);
     String problem = Signing.verify(options.secret, header, method, path, body, System.currentTimeMillis(), options.maxSkewMs);
     if (problem != null) return refuse(401, "UNAUTHORIZED", "signature: " + problem, null);
-    if (!options.tenantId.equals(header.apply(Signing.TENANT))) return refuse(401, "UNAUTHORIZED", Signing.TENANT + ": this executor serves another tenant", null);
     if (route.equals("status")) return new Response(200, runStatus(Long.parseLong(run.group(1))));
     JsonNode parsed;
     try {
