@@ -106,7 +106,7 @@ describe('redactParamsSchema', () => {
     const schema = {
       properties: {
         secret: {
-          anyOf: [{ $ref: '#/$defs/a~1b' }, { $ref: '#/$defs/with%20space' }, { $ref: '#Anchored' }, { $dynamicRef: '#Dynamic' }, { $ref: '#/$defs/Embedded' }],
+          anyOf: [{ $ref: '#/$defs/a~1b' }, { $ref: '#/$defs/with%20space' }, { $ref: '#Anchored' }, { $dynamicRef: '#Dynamic' }, { $ref: '#Twice' }, { $ref: '#/$defs/Embedded' }],
         },
         token: { anyOf: [{ $ref: 'https://example.com/other.json#/$defs/Far' }, { $ref: 'other.json#/$defs/Far' }] },
       },
@@ -115,6 +115,9 @@ describe('redactParamsSchema', () => {
         'with space': { default: 'p2' },
         Named: { $anchor: 'Anchored', default: 'p3' },
         Dynamic: { $dynamicAnchor: 'Dynamic', default: 'p5' },
+        // An anchor named twice (invalid): whichever a validator takes, neither shows its value.
+        Twice1: { $anchor: 'Twice', default: 'p6' },
+        Twice2: { $anchor: 'Twice', default: 'p7' },
         Embedded: { $id: 'https://example.com/embedded.json', $ref: '#/$defs/Inner', $defs: { Inner: { default: 'p4' } } },
         Inner: { default: 'not-the-embedded-one' },
         Far: { default: 'far' },
@@ -125,6 +128,7 @@ describe('redactParamsSchema', () => {
     expect(shown.$defs['with space'].default).toBe(REDACTED);
     expect(shown.$defs.Named.default).toBe(REDACTED);
     expect(shown.$defs.Dynamic.default).toBe(REDACTED);
+    expect([shown.$defs.Twice1.default, shown.$defs.Twice2.default]).toEqual([REDACTED, REDACTED]);
     expect(shown.$defs.Embedded.$defs?.Inner.default).toBe(REDACTED);
     expect(shown.$defs.Inner.default).toBe('not-the-embedded-one');
     expect(shown.$defs.Far.default).toBe('far');

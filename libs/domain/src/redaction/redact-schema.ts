@@ -1,5 +1,5 @@
 import { isSecretName, redact, REDACTED } from './redact';
-import { isResource, type Located, REF_KEYWORDS, resolveLocalRef } from './schema-refs';
+import { isResource, type Located, localRefResolver, REF_KEYWORDS } from './schema-refs';
 import { BY_PROPERTY_NAME, eachSubschema, isByName, VALUE_KEYWORDS } from './schema-walk';
 
 /**
@@ -36,6 +36,7 @@ function shownSchema(node: unknown, secret: boolean, secrets: ReadonlySet<object
 function secretSubschemas(schema: unknown): Set<object> {
   const secrets = new Set<object>();
   const referenced: Located[] = [];
+  const resolve = localRefResolver();
   const walk = (node: unknown, secret: boolean, resource: object): void => {
     if (Array.isArray(node)) return node.forEach((item) => walk(item, secret, resource));
     if (node === null || typeof node !== 'object') return;
@@ -47,8 +48,7 @@ function secretSubschemas(schema: unknown): Set<object> {
     const fields = node as Record<string, unknown>;
     for (const keyword of REF_KEYWORDS) {
       const ref = fields[keyword];
-      const target = secret && typeof ref === 'string' ? resolveLocalRef(ref, within) : undefined;
-      if (target) referenced.push(target);
+      if (secret && typeof ref === 'string') referenced.push(...resolve(ref, within));
     }
     eachSubschema(fields, (sub, name) => walk(sub, secret || (name !== undefined && isSecretName(name)), within));
   };
