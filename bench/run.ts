@@ -46,7 +46,8 @@ async function main(): Promise<void> {
   try {
     for (const s of scenarios) {
       const t0 = Date.now();
-      if (!s.standalone) infra ??= await acquireInfra(log);
+      const standalone = typeof s.standalone === 'function' ? s.standalone(args) : s.standalone;
+      if (!standalone) infra ??= await acquireInfra(log);
       summary.push(...(await s.run({ full, args, infra: infra ?? NO_INFRA, log })));
       log(`${s.name}: done in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     }

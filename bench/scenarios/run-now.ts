@@ -1,13 +1,14 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { CONFIG_VARIABLES, type ConfigVariable } from '@baton/config';
 import type { Run as RunView } from '../../apps/console/src/api-types/runs';
 import type { DemoInvocationRecord } from '../../apps/demo-executor/src';
 import { demoLogins } from '../../apps/embedded/src/demo-logins';
 import { Cluster, ENGINE_TEST_ENV, EXECUTOR_TEST_ENV, sleep, waitFor, type InvocationRecord } from '../../test/cluster/support/cluster';
-import { REGISTER_TS, ROOT, startConsoleProcess, startDemoExecutor, startReadyProcess, type OwnedProcess } from '../../test/cluster/support/processes';
+import { startConsoleProcess, startDemoExecutor, type OwnedProcess } from '../../test/cluster/support/processes';
 import { insertApiKey } from '../../test/console/console-test-kit';
+import { startEmbeddedBaton } from '../support/embedded-baton';
 import { cpuSeconds, machine, RESULTS_DIR, writeResult } from '../support/infra';
 import { option, type Scenario } from '../support/scenario';
 import { table } from '../support/table';
@@ -102,16 +103,8 @@ async function runEmbedded(triggers: number, log: (s: string) => void): Promise<
   const dir = mkdtempSync(join(tmpdir(), 'baton-run-now-'));
   const owned: OwnedProcess[] = [];
   try {
-    const { process: baton, ready } = await startReadyProcess({
-      name: 'embedded',
-      env: { BATON_DB_URL: `sqlite:${join(dir, 'baton.sqlite')}`, BATON_CONSOLE_PORT: '0', BATON_HOST: '127.0.0.1' },
-      logFile: join(dir, 'embedded.log'),
-      args: ['-r', REGISTER_TS, resolve(ROOT, 'apps/embedded/src/main.ts')],
-      ready: /engine\s+(http:\/\/\S+)[\s\S]*?BATON_EXECUTOR_SECRET=([0-9a-f]+)/,
-      what: 'embedded Baton',
-    });
+    const { process: baton, url, secret } = await startEmbeddedBaton(dir);
     owned.push(baton);
-    const [, url, secret] = ready;
     const recordFile = join(dir, 'executor.records.jsonl');
     const executor = await startDemoExecutor({
       name: 'executor',
@@ -134,7 +127,7 @@ async function runEmbedded(triggers: number, log: (s: string) => void): Promise<
 }
 
 /** The handler starts a demo executor recorded (BATON_DEMO_RECORD_FILE), one JSON line each. */
-function readRecords(file: string): InvocationRecord[] {
+export function readRecords(file: string): InvocationRecord[] {
   if (!existsSync(file)) return [];
   return readFileSync(file, 'utf8')
     .split('\n')

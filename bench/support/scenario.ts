@@ -18,8 +18,8 @@ export interface Scenario {
   description: string;
   /** Its options, printed by `npm run bench -- <scenario> --help`. */
   options?: string;
-  /** Needs neither MariaDB nor the cluster-suite lock (an in-process micro-benchmark). Default false. */
-  standalone?: boolean;
+  /** Needs neither MariaDB nor the cluster-suite lock (an in-process micro-benchmark; or, by its options, a case that does not). Default false. */
+  standalone?: boolean | ((args: readonly string[]) => boolean);
   /** Part of the quick set (`npm run bench` with no scenario named). Default true; false: only by name or with --full. */
   quickSet?: boolean;
   /** Returns the runner's summary rows: [case, figures]. */

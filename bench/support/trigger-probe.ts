@@ -5,6 +5,7 @@ import { percentile } from '../../test/cluster/support/figures';
 export interface ProbeFigures {
   n: number;
   p50: number;
+  p95: number;
   p99: number;
   max: number;
 }
@@ -54,7 +55,7 @@ export class TriggerProbe<S extends string> {
     const figures = Object.fromEntries(
       this.series.map(({ name }) => {
         const ms = [...sent].filter(([, s]) => s.series === name).map(([id, s]) => started.get(id)! - s.at);
-        return [name, { n: ms.length, p50: percentile(ms, 50), p99: percentile(ms, 99), max: Math.max(...ms) }];
+        return [name, { n: ms.length, p50: percentile(ms, 50), p95: percentile(ms, 95), p99: percentile(ms, 99), max: Math.max(...ms) }];
       }),
     ) as Record<S, ProbeFigures>;
     const bySeries = Object.fromEntries(this.series.map(({ name }) => [name, [...sent].filter(([, s]) => s.series === name).map(([id]) => id)])) as Record<S, number[]>;
