@@ -156,8 +156,9 @@ async function embeddedEvents(args: readonly string[], log: (line: string) => vo
     }
     const executorsUp = async (t: 'a' | 'b') => ((await (await fetch(`${baton.url}/api/executors?app=neighbour`, { headers: keys[t] })).json()) as Array<{ state: string }>).some((e) => e.state === 'UP');
     await waitFor(async () => (await executorsUp('a')) && (await executorsUp('b')), { timeoutMs: 15_000, intervalMs: 100, what: 'both executors UP' });
-    // A bounded pool of keep-alive connections a tenant, as a client sending this many would keep (fetch opens one a request in flight).
-    agents.push(new Agent({ keepAlive: true, maxSockets: 64 }), new Agent({ keepAlive: true, maxSockets: 8 }));
+    // A bounded pool of keep-alive connections a tenant, as a client sending this many would keep (fetch opens one a request in
+    // flight); an idle one is closed after 4 s, before the server's keep-alive timeout (5 s) could close it under a request.
+    agents.push(new Agent({ keepAlive: true, maxSockets: 64, timeout: 4_000 }), new Agent({ keepAlive: true, maxSockets: 8, timeout: 4_000 }));
     const posts = { a: keepAlivePost(agents[0], new URL(baton.url), keys.a), b: keepAlivePost(agents[1], new URL(baton.url), keys.b) };
     /** B's answers (POST sent → its 201), ms. */
     const answers: number[] = [];
@@ -213,6 +214,7 @@ async function embeddedEvents(args: readonly string[], log: (line: string) => vo
     log(`  alone: B p50/p95/p99 ${alone.b.p50}/${alone.b.p95}/${alone.b.p99} ms, answers p50/p95 ${answersAlone.p50}/${answersAlone.p95} ms; embedded process CPU ${cpuAlone} of a core`);
     if (profile) process.kill(baton.process.pid, 'SIGWINCH');
     const during = probe.run(rate, seconds);
+    during.catch(() => undefined); // its failure is thrown below, once the flood has stopped
     const a = await flood(during);
     const { figures: beside, from, to } = await during;
     const cpuBeside = cpuShare();
