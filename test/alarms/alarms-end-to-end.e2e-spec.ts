@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inTransaction } from '@baton/persistence';
-import type { AlarmMessage } from '@baton/messaging';
+import { buildAlarmMessage, createAlarmBus, type AlarmMessage } from '@baton/messaging';
 import { Alarms } from '../../apps/engine/src';
 import type { SeededTenant } from '../console/console-test-kit';
 import { testBrokerUrl } from '../support/broker';
@@ -118,7 +118,23 @@ describe('alarms end to end: engine outbox → ActiveMQ → console gateway → 
     expect(alarm).toMatchObject({ type: 'FAILED', severity: 'CRITICAL', taskId: expect.any(Number), data: { attempt: 1, error: expect.stringMatching(/planned failure/) } });
   });
 
-  it('ctx.alarm() reaches the tenant’s browsers both ways: through the engine, and direct to the broker', async () => {
+  it('a well-formed alarm that anything able to reach the broker publishes on a tenant’s topic never pops up: the console pushes only stored alarms', async () => {
+    const { mine, theirs } = await browsers();
+    const forger = createAlarmBus({ brokerUrl, topicPrefix: prefix });
+    closers.unshift(() => forger.close());
+    await waitFor(() => forger.connected, 30_000, 'the forger connected');
+    const forged = (id: string, tenantId: string): AlarmMessage =>
+      buildAlarmMessage({ id, tenantId, type: 'BUSINESS', severity: 'CRITICAL', taskId: null, runId: null, executorId: null, message: 'FORGED: call +1 555 0100', data: null, count: 1, raisedAt: Date.now(), source: 'engine' });
+    await forger.publish(forged('9d2a6f0e-0000-4000-8000-00000000f0f0', acme.id));
+    // The id of a stored alarm of another tenant does not make it acme's either.
+    const [globexAlarm] = (await db.dataSource.query('SELECT uid FROM alarms WHERE tenant_id = ? LIMIT 1', [globex.id])) as Array<{ uid: string }>;
+    if (globexAlarm) await forger.publish(forged(globexAlarm.uid, acme.id));
+    // Published after the forged ones on the same topic: once the fence is at the browsers, so would they be.
+    await fence(engine, [[acme.id, [mine]], [globex.id, [theirs]]]);
+    expect([...mine.alarms, ...theirs.alarms].filter((a) => a.message.startsWith('FORGED'))).toEqual([]);
+  });
+
+  it('ctx.alarm() reaches the tenant’s browsers through the engine, also from an executor that publishes it direct to the broker', async () => {
     const { mine, theirs } = await browsers();
     const foreign = await foreignSubscribe(brokerUrl, `/topic/${prefix}${acme.id}`);
     closers.unshift(() => foreign.close());
@@ -151,24 +167,21 @@ describe('alarms end to end: engine outbox → ActiveMQ → console gateway → 
       data: { attempt: 1, at: expect.any(Number), data: { account } } as never,
     });
     expect(a1).toMatchObject({ ...shape(viaEngine.runId, viaEngine.taskId, 7, 'ledger mismatch (via engine)'), source: 'engine' });
-    expect(a2).toMatchObject({ ...shape(viaBroker.runId, viaBroker.taskId, 8, 'ledger mismatch (direct)'), source: 'executor' });
+    // As the database has it: the console pushes the engine's copy, not the executor's message.
+    expect(a2).toMatchObject({ ...shape(viaBroker.runId, viaBroker.taskId, 8, 'ledger mismatch (direct)'), source: 'engine' });
     record('ctx.alarm() via the engine, raised → socket.io', mine.arrivedAt.get(a1.id)! - (a1.data as { at: number }).at);
     record('ctx.alarm() direct to the broker, raised → socket.io', mine.arrivedAt.get(a2.id)! - a2.raisedAt);
 
-    // The direct alarm is recorded by the engine (history, acks) under the executor's id, as
-    // published: the relay does not publish it a second time.
-    const row = await waitFor(
-      async () => (await db.dataSource.query('SELECT uid, published_at FROM alarms WHERE run_id = ?', [viaBroker.runId]))[0] as { uid: string; published_at: number } | undefined,
-      5000,
-      'the direct alarm recorded',
-    );
+    // The direct alarm is recorded by the engine under the executor's id and published by it.
+    const [row] = (await db.dataSource.query('SELECT uid FROM alarms WHERE run_id = ?', [viaBroker.runId])) as Array<{ uid: string }>;
     expect(row.uid).toBe(a2.id);
-    expect(row.published_at).not.toBeNull();
-    // The relay publishes in outbox order: a second publication of the direct alarm would reach the foreign client before the fence.
+    // The relay publishes in outbox order: what it publishes before the fence reaches the foreign client before it.
     await fence(engine, [[acme.id, [mine]], [globex.id, [theirs]]]);
     await waitFor(() => foreign.messages.some((m) => isFence(JSON.parse(m.body) as AlarmMessage)), 30_000, 'the fence alarm at the foreign client');
-    expect(foreign.messages.filter((m) => JSON.parse(m.body).id === a2.id)).toHaveLength(1);
+    // A consumer of the topic gets the direct alarm twice under one id (the executor's, then the engine's) and drops the repeat by it.
+    expect(foreign.messages.filter((m) => JSON.parse(m.body).id === a2.id).map((m) => (JSON.parse(m.body) as AlarmMessage).source)).toEqual(['executor', 'engine']);
     expect(foreign.messages.filter((m) => JSON.parse(m.body).id === a1.id)).toHaveLength(1);
+    expect(mine.alarms.filter((a) => a.id === a2.id)).toHaveLength(1);
     expect(theirs.alarms.filter((a) => !isFence(a))).toEqual([]);
   });
 

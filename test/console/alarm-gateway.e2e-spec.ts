@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import type { INestApplication } from '@nestjs/common';
+import { Logger, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import request from 'supertest';
 import { io as connect, type Socket as ClientSocket } from 'socket.io-client';
@@ -18,6 +18,7 @@ import { useTestDatabase } from '../support/databases';
 import { insertAlarm, seedOperator, seedTenant, type ConsoleTestApp, type Credentials, type SeededTenant } from './console-test-kit';
 import { configureConsoleApp, ConsoleModule, ManualClock } from '../../apps/console/src';
 import type { AlarmAckReply } from '../../apps/console/src/alarms/alarm-gateway';
+import { AlarmsService } from '../../apps/console/src/alarms/alarms.service';
 
 /** A bus the test drives: delivers whatever it is told, on whichever topic (as a broker would). */
 class ScriptedBus implements AlarmBus {
@@ -56,6 +57,21 @@ class ScriptedBus implements AlarmBus {
 const message = (id: string, tenantId: string, extra: Partial<AlarmMessage> = {}): AlarmMessage => ({
   ...buildAlarmMessage({ id, tenantId, type: 'TIMEOUT', severity: 'CRITICAL', taskId: null, runId: 7, executorId: null, message: `alarm ${id}`, data: null, count: 1, raisedAt: 1, source: 'engine' }),
   ...extra,
+});
+
+/** The row an engine writes before it publishes `m` (published long before any loss: no catch-up reads it again). */
+const rowOf = (m: AlarmMessage): Partial<AlarmEntity> => ({
+  uid: m.id,
+  type: m.type,
+  severity: m.severity,
+  taskId: m.taskId,
+  runId: m.runId,
+  executorId: m.executorId,
+  message: m.message,
+  data: m.data,
+  count: m.count,
+  raisedAt: m.raisedAt,
+  publishedAt: 1,
 });
 
 /**
@@ -135,8 +151,13 @@ describe('console alarm gateway (socket.io)', () => {
    */
   async function delivered(...clients: Client[]): Promise<void> {
     const id = `${MARKER}${++markers}`;
-    for (const tenant of new Set(clients.map((c) => c.tenant))) bus.alarm(tenant, message(`${id}-${tenant}`, tenant));
+    for (const tenant of new Set(clients.map((c) => c.tenant))) await published(tenant, message(`${id}-${tenant}`, tenant));
     await waitForMarkers(clients, id);
+  }
+  /** What an engine does: the alarm into the database, then its message on the tenant's topic. */
+  async function published(tenant: string, m: AlarmMessage): Promise<void> {
+    await insertAlarm(db.dataSource, m.tenantId, rowOf(m));
+    bus.alarm(tenant, m);
   }
   /**
    * Like `delivered`, with an ack from another console as the marker: the gateway relays those at
@@ -145,7 +166,8 @@ describe('console alarm gateway (socket.io)', () => {
   async function deliveredNow(...clients: Client[]): Promise<void> {
     const id = `${MARKER}${++markers}`;
     for (const tenant of new Set(clients.map((c) => c.tenant))) {
-      bus.ack(tenant, { schema: ALARM_ACK_SCHEMA, id: `${id}-${tenant}`, alarmId: 1, tenantId: tenant, ackedAt: 1, ackedBy: 'marker', origin: 'console-2' });
+      const row = await insertAlarm(db.dataSource, tenant, { uid: `${id}-${tenant}`, publishedAt: 1, ackedAt: 1, ackedBy: 'marker' });
+      bus.ack(tenant, { schema: ALARM_ACK_SCHEMA, id: `${id}-${tenant}`, alarmId: row.id, tenantId: tenant, ackedAt: 1, ackedBy: 'marker', origin: 'console-2' });
     }
     await waitForMarkers(clients, id);
   }
@@ -164,8 +186,8 @@ describe('console alarm gateway (socket.io)', () => {
     const admin = await client('acme', { token: tokenOf(acme.admin) });
     const viewer = await client('acme', { apiKey: acme.viewerKey['X-API-Key'] });
     const other = await client('globex', { token: tokenOf(globex.admin) });
-    bus.alarm('acme', message('a-1', 'acme'));
-    bus.alarm('globex', message('g-1', 'globex'));
+    await published('acme', message('a-1', 'acme'));
+    await published('globex', message('g-1', 'globex'));
     await delivered(admin, viewer, other);
     expect(admin.alarms.map((a) => a.id)).toEqual(['a-1']);
     expect(viewer.alarms.map((a) => a.id)).toEqual(['a-1']);
@@ -178,7 +200,7 @@ describe('console alarm gateway (socket.io)', () => {
     const viewer = await client('acme', { token: tokenOf(acme.viewer) });
     const viewerKey = await client('acme', { apiKey: acme.viewerKey['X-API-Key'] });
     const data = { order: 'o-1', apiToken: 'tok-live', nested: { password: 'pw-live' } };
-    bus.alarm('acme', message('s-1', 'acme', { type: 'BUSINESS', data }));
+    await published('acme', message('s-1', 'acme', { type: 'BUSINESS', data }));
     await delivered(admin, viewer, viewerKey);
     expect(admin.alarms.map((a) => a.data)).toEqual([data]);
     for (const c of [viewer, viewerKey]) {
@@ -187,7 +209,7 @@ describe('console alarm gateway (socket.io)', () => {
     }
 
     // The REST reads of the stored alarm, by the same rule.
-    const row = await insertAlarm(db.dataSource, 'acme', { uid: 's-row', type: 'BUSINESS', data });
+    const row = await db.dataSource.getRepository(AlarmEntity).findOneByOrFail({ uid: 's-1' });
     const http = () => request(app.getHttpServer());
     for (const who of [acme.viewer, acme.viewerKey]) {
       const list = await http().get('/api/alarms?type=BUSINESS').set(who);
@@ -202,15 +224,55 @@ describe('console alarm gateway (socket.io)', () => {
   it('accepts on topic T only alarms of tenant T, only valid ones, and each id once', async () => {
     const admin = await client('acme', { token: tokenOf(acme.admin) });
     const other = await client('globex', { token: tokenOf(globex.admin) });
-    bus.alarm('acme', message('x-1', 'globex')); // another tenant's alarm on acme's topic
-    bus.alarm('globex', message('x-2', 'acme')); // acme's alarm on globex's topic
+    await published('acme', message('x-1', 'globex')); // another tenant's alarm on acme's topic
+    await published('globex', message('x-2', 'acme')); // acme's alarm on globex's topic
     bus.alarm('acme', { ...message('x-3', 'acme'), severity: 'SEVERE' });
     bus.alarm('acme', 'not json at all');
-    bus.alarm('acme', message('x-4', 'acme'));
+    await published('acme', message('x-4', 'acme'));
     bus.alarm('acme', message('x-4', 'acme')); // a repeat
     await delivered(admin, other);
     expect(admin.alarms.map((a) => a.id)).toEqual(['x-4']);
     expect(other.alarms).toEqual([]);
+  });
+
+  it('pushes an alarm only as the database has it: a message whose alarm is not stored, or is another tenant’s, is dropped and logged once per tenant', async () => {
+    const warn = vi.spyOn(Logger.prototype, 'warn');
+    try {
+      const admin = await client('acme', { token: tokenOf(acme.admin) });
+      const other = await client('globex', { token: tokenOf(globex.admin) });
+      // What anyone who can reach the broker can send: a well-formed alarm on acme's topic.
+      bus.alarm('acme', message('forged-1', 'acme', { type: 'BUSINESS', severity: 'CRITICAL', message: 'FORGED: wire money now' }));
+      bus.alarm('acme', message('forged-2', 'acme', { message: 'FORGED again' }));
+      // globex's stored alarm, named on acme's topic as acme's.
+      await insertAlarm(db.dataSource, 'globex', rowOf(message('g-stored', 'globex')));
+      bus.alarm('acme', message('g-stored', 'acme'));
+      // A stored alarm announced with other contents: the stored ones are pushed.
+      await insertAlarm(db.dataSource, 'acme', { ...rowOf(message('real-1', 'acme')), severity: 'INFO', message: 'disk 80% full', count: 3 });
+      bus.alarm('acme', message('real-1', 'acme', { severity: 'CRITICAL', message: 'FORGED: disk gone' }));
+      await delivered(admin, other);
+      expect(admin.alarms.map((a) => [a.id, a.severity, a.message, a.count])).toEqual([['real-1', 'INFO', 'disk 80% full', 3]]);
+      expect(other.alarms).toEqual([]);
+      const dropped = warn.mock.calls.map((c) => String(c[0])).filter((m) => m.includes('the database has no such alarm'));
+      expect(dropped).toEqual([expect.stringMatching(/^dropped alarm forged-1 on the alarm topic of tenant "acme"/)]);
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  it('reads the alarms of a burst of messages together and pushes them in the order they came', async () => {
+    const admin = await client('acme', { token: tokenOf(acme.admin) });
+    const burst = Array.from({ length: 40 }, (_, i) => message(`burst-${i}`, i % 7 === 3 ? 'globex' : 'acme'));
+    for (const m of burst) await insertAlarm(db.dataSource, m.tenantId, rowOf(m));
+    const reads = vi.spyOn(AlarmsService.prototype, 'findByStableIds');
+    try {
+      for (const m of burst) bus.alarm('acme', { ...m, tenantId: 'acme' });
+      await delivered(admin);
+      // The first alone, the rest while it was read: far fewer reads than messages.
+      expect(reads.mock.calls.length).toBeLessThan(burst.length / 4);
+    } finally {
+      reads.mockRestore();
+    }
+    expect(admin.alarms.map((a) => a.id)).toEqual(burst.filter((m) => m.tenantId === 'acme').map((m) => m.id));
   });
 
   it('alarm:ack updates the row through AlarmsService.ack and tells the tenant’s other sockets and consoles', async () => {
@@ -246,15 +308,24 @@ describe('console alarm gateway (socket.io)', () => {
     expect(records).toEqual([expect.objectContaining({ tenantId: 'acme', actorKind: 'user', actorName: 'acme-admin', objectType: 'alarm', sourceAddress: expect.any(String) })]);
   });
 
-  it('relays acks taken by other consoles to its sockets (not its own, not across tenants)', async () => {
+  it('relays acks taken by other consoles to its sockets as the database has them (not its own, not across tenants, not of alarms not acknowledged)', async () => {
     const admin = await client('acme', { token: tokenOf(acme.admin) });
     const other = await client('globex', { token: tokenOf(globex.admin) });
-    const ackMsg = { schema: ALARM_ACK_SCHEMA, id: 'u-1', alarmId: 1, tenantId: 'acme', ackedAt: 5, ackedBy: 'bob', origin: 'console-2' };
+    const acked = { ackedAt: 5, ackedBy: 'bob' };
+    const u1 = await insertAlarm(db.dataSource, 'acme', { uid: 'u-1', ...acked });
+    await insertAlarm(db.dataSource, 'acme', { uid: 'u-2', ...acked });
+    await insertAlarm(db.dataSource, 'acme', { uid: 'u-3', ...acked });
+    await insertAlarm(db.dataSource, 'acme', { uid: 'u-open' });
+    await insertAlarm(db.dataSource, 'globex', { uid: 'g-acked', ...acked });
+    const ackMsg = { schema: ALARM_ACK_SCHEMA, id: 'u-1', alarmId: 1, tenantId: 'acme', ackedAt: 9, ackedBy: 'mallory', origin: 'console-2' };
     bus.ack('acme', ackMsg);
     bus.ack('acme', { ...ackMsg, id: 'u-2', origin: 'console-1' }); // our own, already told
     bus.ack('globex', { ...ackMsg, id: 'u-3' }); // acme's ack on globex's topic
+    bus.ack('acme', { ...ackMsg, id: 'u-open' }); // forged: the alarm is not acknowledged
+    bus.ack('acme', { ...ackMsg, id: 'g-acked' }); // forged: globex's alarm, named as acme's
+    bus.ack('acme', { ...ackMsg, id: 'nowhere' }); // forged: no such alarm
     await delivered(admin, other);
-    expect(admin.acked).toEqual([{ id: 'u-1', alarmId: 1, ackedAt: 5, ackedBy: 'bob' }]);
+    expect(admin.acked).toEqual([{ id: 'u-1', alarmId: u1.id, ackedAt: 5, ackedBy: 'bob' }]);
     expect(other.acked).toEqual([]);
   });
 
@@ -264,7 +335,7 @@ describe('console alarm gateway (socket.io)', () => {
     const now = Date.now();
     await insertAlarm(db.dataSource, 'acme', { uid: 'older-1', publishedAt: now });
     // The broker delivers a newer one as soon as it has the SUBSCRIBE, before the bus says `subscribed`.
-    bus.alarm('acme', message('newer-1', 'acme'));
+    await published('acme', message('newer-1', 'acme'));
     await deliveredNow(admin);
     expect(admin.alarms).toEqual([]);
     bus.subscribed(true);
@@ -275,16 +346,18 @@ describe('console alarm gateway (socket.io)', () => {
   it('after its subscription comes back, pushes from the database what it missed — in order, without repeats', async () => {
     const admin = await client('acme', { token: tokenOf(acme.admin) });
     const other = await client('globex', { token: tokenOf(globex.admin) });
+    const now = Date.now();
+    await insertAlarm(db.dataSource, 'acme', { ...rowOf(message('seen-1', 'acme')), publishedAt: now - 1000 });
     bus.alarm('acme', message('seen-1', 'acme'));
     await delivered(admin, other);
+    const seen = await db.dataSource.getRepository(AlarmEntity).findOneByOrFail({ uid: 'seen-1' });
     bus.lost();
     // Published while the gateway's subscription was down (and one still in the outbox).
-    const now = Date.now();
-    const seen = await insertAlarm(db.dataSource, 'acme', { uid: 'seen-1', publishedAt: now - 1000 });
     const m1 = await insertAlarm(db.dataSource, 'acme', { uid: 'missed-1', publishedAt: now });
     await insertAlarm(db.dataSource, 'globex', { uid: 'missed-g', publishedAt: now });
     const m2 = await insertAlarm(db.dataSource, 'acme', { uid: 'missed-2', publishedAt: null });
     await insertAlarm(db.dataSource, 'acme', { uid: 'old', publishedAt: now - 3_600_000 }); // long before the loss
+    await insertAlarm(db.dataSource, 'acme', rowOf(message('live-1', 'acme')));
     bus.subscribed(true);
     bus.alarm('acme', message('live-1', 'acme')); // arrives while it catches up
     bus.alarm('acme', message('missed-1', 'acme')); // the relay's copy of one it re-read

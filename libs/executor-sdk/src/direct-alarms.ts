@@ -5,15 +5,17 @@ import type { ResolvedExecutorOptions } from './options';
 /**
  * Direct mode of `ctx.alarm()` (option `brokerUrl` / BATON_BROKER_URL): the executor publishes a
  * business alarm straight to its tenant's topic `<prefix><tenantId>`, in the same JSON as the
- * engine's relay (`baton.alarm/1`, source `executor`), under the alarm's own stable id. The alarm
- * then still rides the callback, marked `published`, so the engine records it (history,
- * acknowledgement) without publishing it again. A publish that fails (broker away, no receipt)
- * leaves the alarm unmarked: the engine publishes it — nothing is lost, nothing doubled.
+ * engine's relay (`baton.alarm/1`, source `executor`), under the alarm's own stable id, for
+ * consumers of the topic. The alarm then still rides the callback (marked `published` when the
+ * broker took it), and the engine records and publishes it under the same id: the consoles push
+ * to browsers only alarms the database has, so they show the engine's copy; other consumers drop
+ * the repeat by id.
  *
  * Tenant isolation: an executor holds its own tenant's secret only, but a broker trusts whoever
  * connects. Restrict, in the broker (ActiveMQ authentication + authorization per destination),
  * each executor's broker user to write `<prefix><its tenant>` only; the console's gateway also
- * drops any alarm whose tenantId is not the tenant of the topic it came on.
+ * drops any alarm whose tenantId is not the tenant of the topic it came on, or that the database
+ * does not have.
  */
 export class DirectAlarms {
   private constructor(

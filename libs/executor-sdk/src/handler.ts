@@ -72,8 +72,8 @@ export interface HandlerContext<P = JsonValue> {
    * Raises a business alarm (type BUSINESS) on the tenant's alarm topic, with a stable id. By
    * default it rides an interim callback (throttled) or the final one, whichever is acknowledged
    * first, and the engine publishes it. With the executor option `brokerUrl` (BATON_BROKER_URL) it
-   * is published straight to the broker first (the engine then only records it), falling back to
-   * the engine when the broker cannot be reached.
+   * is also published straight to the broker first, for consumers of the topic; the consoles show
+   * the engine's copy (they push only alarms the database has).
    */
   alarm(severity: BusinessAlarm['severity'], message: string, data?: JsonValue): void;
   /** Waits `ms`; rejects with `signal.reason` as soon as the run is aborted. */

@@ -308,8 +308,9 @@ export interface BusinessAlarm {
   id?: string;
   /**
    * True: the executor already published it straight to the tenant's alarm topic (direct mode,
-   * BATON_BROKER_URL at the executor); the engine only records it (history, acknowledgement) and
-   * does not publish it again. Absent/false: the engine publishes it (its outbox).
+   * BATON_BROKER_URL at the executor). The engine records and publishes it all the same (its
+   * outbox, under the same id): a console pushes to browsers only alarms the database has, so the
+   * executor's own message is dropped there, and a consumer of the topic drops the repeat by id.
    */
   published?: boolean;
 }

@@ -6,11 +6,13 @@ import {
   checkAlarmAck,
   checkAlarmMessage,
   RecentIds,
+  stableAlarmId,
   type AlarmBus,
   type AlarmMessage,
   type ReceivedAck,
   type ReceivedAlarm,
 } from '@baton/messaging';
+import type { AlarmEntity, AlarmKey } from '@baton/persistence';
 import { actorOf, runAudited } from '../audit';
 import { isAllowed } from '../auth/auth.guard';
 import { CLOCK, type Clock } from '../common/clock';
@@ -36,14 +38,24 @@ export type AlarmAckReply = { ok: true; alarm: AlarmAckedEvent } | { ok: false; 
 /** Most alarms re-read from the database after the subscription came back. */
 const CATCH_UP_LIMIT = 10_000;
 
+/** Most alarm messages looked up in the database in one read (a burst: one read per this many). */
+const LOOKUP_BATCH = 500;
+
+/** Tenants whose unverified messages were logged (once each), most remembered. */
+const UNVERIFIED_LOGGED_TENANTS = 10_000;
+
 /**
  * The console's alarms, live: alarm bus (ActiveMQ topics, or in-process) → the realtime gateway
  * (RealtimeGateway: authentication, tenant rooms), and the `alarm:ack` client event.
  *
- * - Subscribes to every tenant's alarm topic (`<prefix>>`); an alarm is accepted from topic T only
- *   if it is a valid `baton.alarm/1` message whose tenantId is T (an executor of one tenant
- *   publishing to another tenant's topic, or with another tenant's id, is dropped), and is emitted
- *   as `alarm` to T's room only — once: repeats (same id) are dropped; a viewer's socket gets its
+ * - Subscribes to every tenant's alarm topic (`<prefix>>`). A message on topic T is a notice, not
+ *   the alarm: it is taken only if it is a valid `baton.alarm/1` message whose tenantId is T, and
+ *   then the alarm it names (its id, of tenant T) is read from the database — the engines write
+ *   every alarm there before they publish it — and emitted as the database has it, as `alarm` to
+ *   T's room only. A message whose alarm is not there (forged by anything that can reach the
+ *   broker, or another tenant's id) is dropped and logged, once per tenant. Notices that arrive
+ *   while a read is under way are read together, in one indexed read, and emitted in the order
+ *   they came. Each alarm once: repeats (same id and count) are dropped; a viewer's socket gets its
  *   secret-named values redacted, as GET /api/alarms shows them.
  * - After the subscription comes back (broker restart, reconnection), re-reads from the database
  *   what was published while it was down (and what is still waiting in the outbox), emits it in
@@ -53,7 +65,8 @@ const CATCH_UP_LIMIT = 10_000;
  *   (the socket's credential checked again first, by the realtime gateway):
  *   AlarmsService.ack — the method behind POST /api/alarms/:id/ack — then `alarm:acked` to the
  *   tenant's other sockets here, and on the ack topic to the other console processes, which emit
- *   it to theirs.
+ *   it to theirs — an ack message is a notice too: they emit the acknowledgement the database
+ *   has, and drop one of an alarm it does not have acknowledged.
  *
  * Several console processes: each subscribes and serves its own sockets, so a browser gets every
  * alarm of its tenant once, whichever console it is connected to.
@@ -67,13 +80,19 @@ export class AlarmGateway implements OnApplicationBootstrap, BeforeApplicationSh
   private lostSince: number | null = null;
   private catchingUp = false;
   /**
-   * From a loss of the subscription until the catch-up after it is done, live alarms wait here:
-   * one that arrives before the catch-up (a broker may deliver as soon as it takes the SUBSCRIBE)
-   * must not overtake older ones the catch-up is about to read from the database.
+   * From a loss of the subscription until the catch-up after it is done, live notices wait in
+   * `notices` unread: one that arrives before the catch-up (a broker may deliver as soon as it
+   * takes the SUBSCRIBE) must not overtake older alarms the catch-up is about to read.
    */
   private holding = true;
   private catchUpAgain = false;
-  private held: AlarmMessage[] = [];
+  /** Notices received and not yet looked up, in the order they came. */
+  private notices: AlarmKey[] = [];
+  /** The lookups under way (one at a time: they emit in order). */
+  private lookingUp: Promise<void> | null = null;
+  /** Acks from other consoles being checked against the database. */
+  private readonly ackReads = new Set<Promise<void>>();
+  private readonly unverifiedLogged = new RecentIds(UNVERIFIED_LOGGED_TENANTS);
   private lastDropLogAt = 0;
 
   constructor(
@@ -103,9 +122,11 @@ export class AlarmGateway implements OnApplicationBootstrap, BeforeApplicationSh
     });
   }
 
-  beforeApplicationShutdown(): void {
+  async beforeApplicationShutdown(): Promise<void> {
     this.unsubscribe?.();
     this.unsubscribe = null;
+    // Reads under way finish before the database closes.
+    await Promise.all([this.lookingUp, ...this.ackReads]);
   }
 
   // ---- sockets ------------------------------------------------------------------------------
@@ -154,8 +175,53 @@ export class AlarmGateway implements OnApplicationBootstrap, BeforeApplicationSh
     if (alarm.tenantId !== received.topicTenantId) {
       return this.dropped(`alarm ${alarm.id} of tenant "${alarm.tenantId}" on the topic of tenant "${received.topicTenantId}"`);
     }
-    if (this.holding) this.held.push(alarm);
-    else this.emit(alarm);
+    // Delivered already with this count (the relay's copy of one the catch-up read): no read.
+    if (this.delivered.has(`${alarm.id}#${alarm.count}`)) return;
+    this.notices.push({ tenantId: alarm.tenantId, id: alarm.id });
+    this.lookUp();
+  }
+
+  /** Looks the waiting notices up, unless held (a catch-up is due) or a lookup is under way (it takes them next). */
+  private lookUp(): void {
+    if (this.holding || this.lookingUp) return;
+    this.lookingUp = this.lookUpWaiting().finally(() => (this.lookingUp = null));
+  }
+
+  /**
+   * Reads the alarms of the waiting notices, a batch at a time, and emits those the database has
+   * (as it has them: with their current count) in the order the notices came.
+   */
+  private async lookUpWaiting(): Promise<void> {
+    while (this.notices.length > 0 && !this.holding) {
+      const batch = this.notices.splice(0, LOOKUP_BATCH);
+      let rows: AlarmEntity[];
+      try {
+        rows = await this.alarms.findByStableIds(batch);
+      } catch (err) {
+        // As a failed catch-up: these pop-ups are lost; the alarms are on the tenants' alarm lists.
+        this.logger.error(`could not read ${batch.length} alarm(s) announced on the broker: ${(err as Error).message}`);
+        continue;
+      }
+      const found = new Map(rows.map((row) => [`${row.tenantId}\n${stableAlarmId(row)}`, row]));
+      for (const notice of batch) {
+        const row = found.get(`${notice.tenantId}\n${notice.id}`);
+        if (row) this.emit(alarmMessageOf(row));
+        else this.unverified(notice.tenantId, `alarm ${notice.id} on the alarm topic`, 'no such alarm of that tenant');
+      }
+    }
+  }
+
+  /**
+   * A message on a tenant's topic that the database does not bear out: never pushed; logged once
+   * per tenant (a forger could send thousands).
+   */
+  private unverified(tenantId: string, what: string, missing: string): void {
+    if (!this.unverifiedLogged.add(tenantId)) return;
+    this.logger.warn(
+      `dropped ${what} of tenant "${tenantId}": the database has ${missing} (forged, or published by something that is not ` +
+        'a Baton engine or console: only they may reach the broker); further ones of this tenant are dropped silently',
+      { tenantId },
+    );
   }
 
   private onRemoteAck(received: ReceivedAck): void {
@@ -164,8 +230,17 @@ export class AlarmGateway implements OnApplicationBootstrap, BeforeApplicationSh
     const ack = checked.value;
     if (ack.tenantId !== received.topicTenantId) return this.dropped(`an ack of tenant "${ack.tenantId}" on the topic of tenant "${received.topicTenantId}"`);
     if (ack.origin === this.options.consoleId) return; // ours: our sockets have it
-    const event: AlarmAckedEvent = { id: ack.id, alarmId: ack.alarmId, ackedAt: ack.ackedAt, ackedBy: ack.ackedBy };
-    this.realtime.emitToTenant(ack.tenantId, 'alarm:acked', event);
+    // A notice too: the acknowledgement as the database has it — none, none is relayed.
+    const read = this.alarms
+      .findByStableIds([{ tenantId: ack.tenantId, id: ack.id }])
+      .then(([row]) => {
+        if (!row || row.ackedAt === null) return this.unverified(ack.tenantId, `an ack of alarm ${ack.id} on the ack topic`, 'no acknowledged alarm of that id');
+        const event: AlarmAckedEvent = { id: stableAlarmId(row), alarmId: row.id, ackedAt: row.ackedAt, ackedBy: row.ackedBy };
+        this.realtime.emitToTenant(row.tenantId, 'alarm:acked', event);
+      })
+      .catch((err: Error) => this.logger.error(`could not read the alarm of an ack from another console: ${err.message}`, { tenantId: ack.tenantId }))
+      .finally(() => this.ackReads.delete(read));
+    this.ackReads.add(read);
   }
 
   /**
@@ -192,6 +267,8 @@ export class AlarmGateway implements OnApplicationBootstrap, BeforeApplicationSh
     this.lostSince = null;
     this.catchingUp = true;
     try {
+      // A lookup begun before the loss emits first: what it read is older than what this reads.
+      await this.lookingUp;
       if (since !== null) {
         const rows = await this.alarms.publishedSince(since - this.options.alarmCatchUpMarginMs, CATCH_UP_LIMIT);
         for (const row of rows) this.emit(alarmMessageOf(row));
@@ -205,9 +282,7 @@ export class AlarmGateway implements OnApplicationBootstrap, BeforeApplicationSh
         void this.catchUp();
       } else if (this.lostSince === null) {
         this.holding = false;
-        const held = this.held;
-        this.held = [];
-        for (const alarm of held) this.emit(alarm);
+        this.lookUp();
       }
       // Else lost again meanwhile: keep holding; the next `subscribed` catches up from then.
     }

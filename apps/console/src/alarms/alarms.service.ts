@@ -1,7 +1,7 @@
 import { stableAlarmId } from '@baton/messaging';
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { ackAlarm, AlarmEntity, alarmsPublishedSinceAcrossTenants, findAlarm, findAlarmId, inTransaction, listAlarms } from '@baton/persistence';
+import { ackAlarm, AlarmEntity, alarmsPublishedSinceAcrossTenants, findAlarm, findAlarmId, findAlarmsByStableId, inTransaction, listAlarms, type AlarmKey } from '@baton/persistence';
 import { notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { auditChange } from '../audit';
@@ -56,6 +56,11 @@ export class AlarmsService {
   /** What the alarm gateway may have missed while its subscription was down (alarmsPublishedSinceAcrossTenants). */
   publishedSince(since: number, limit: number): Promise<AlarmEntity[]> {
     return alarmsPublishedSinceAcrossTenants(this.dataSource.manager, since, limit);
+  }
+
+  /** The stored alarms these (tenant, stable id) keys name, each of its own tenant only (findAlarmsByStableId). */
+  findByStableIds(keys: readonly AlarmKey[]): Promise<AlarmEntity[]> {
+    return findAlarmsByStableId(this.dataSource.manager, keys);
   }
 
   /** Acknowledges an alarm; acknowledging it again keeps the first acknowledgement. */

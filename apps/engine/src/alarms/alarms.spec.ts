@@ -220,20 +220,19 @@ describe.each(TEST_DATABASES)('alarms (outbox rows, per-task settings) on %s', (
     expect(await rows()).toHaveLength(1);
   });
 
-  it('gives every alarm a stable uid; an executor’s id is kept and written once; a published one is recorded as such', async () => {
-    const task = await seedTask(db.dataSource, { name: 'biz', alarmTypes: ['FAILED'], alarmSilenceMs: 60_000 });
+  it('gives every alarm a stable uid; an executor’s id is kept and written once, into the outbox', async () => {
+    const task = await seedTask(db.dataSource, { name: 'biz', alarmSilenceMs: 60_000 });
     await raise({ type: 'EXECUTOR_UP', message: 'up', now: T });
     const uid = '5f0c2a34-0d7e-4a57-9c1b-2b3c4d5e6f70';
-    // Direct mode: published by the executor already — recorded (not filtered by the task's types, not collapsed).
-    const direct = { type: 'BUSINESS' as const, severity: 'CRITICAL' as const, taskId: task.id, message: 'ledger off', uid, publishedAt: T + 1, now: T + 1 };
-    expect(await raise(direct)).toBe('WRITTEN');
-    expect(await raise({ ...direct, now: T + 2 })).toBe('DUPLICATE'); // the callback again
+    const business = { type: 'BUSINESS' as const, severity: 'CRITICAL' as const, taskId: task.id, message: 'ledger off', uid, now: T + 1 };
+    expect(await raise(business)).toBe('WRITTEN');
+    expect(await raise({ ...business, now: T + 2 })).toBe('DUPLICATE'); // the callback again
     // A malformed id is replaced.
     expect(await raise({ type: 'EXECUTOR_UP', message: 'up', uid: 'not an id!', now: T + 3 })).toBe('WRITTEN');
     const all = await rows();
     expect(all).toHaveLength(3);
     expect(all[0].uid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    expect(all[1]).toMatchObject({ uid, publishedAt: T + 1, severity: 'CRITICAL', count: 1 });
+    expect(all[1]).toMatchObject({ uid, publishedAt: null, severity: 'CRITICAL', count: 1 });
     expect(all[2].uid).not.toBe('not an id!');
     expect(new Set(all.map((a) => a.uid)).size).toBe(3);
   });

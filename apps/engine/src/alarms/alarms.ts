@@ -39,12 +39,6 @@ export interface RaiseAlarm {
    * brings the executor SDK's id, so a callback that carries it again writes nothing.
    */
   uid?: string;
-  /**
-   * The executor published it already, straight to the broker (SDK direct mode): it is recorded
-   * as published (history, acknowledgement) and the relay leaves it alone. Neither filtered by
-   * the task's types nor collapsed — it is out already.
-   */
-  publishedAt?: number;
 }
 
 export type RaiseOutcome = 'WRITTEN' | 'COLLAPSED' | 'FILTERED' | 'DUPLICATE';
@@ -96,29 +90,26 @@ export class Alarms {
     const taskId = alarm.taskId ?? null;
     const severity = alarm.severity ?? (alarm.type === 'BUSINESS' ? 'INFO' : severityOf(alarm.type));
     const message = truncateChars(alarm.message, MESSAGE_CHARS);
-    const published = alarm.publishedAt !== undefined;
     const givenUid = alarm.uid !== undefined && ALARM_ID_PATTERN.test(alarm.uid) ? alarm.uid : null;
     let collapseKey: string | null = null;
     // The executor's alarm again (a callback whose answer was lost): nothing new, not even a count.
     if (givenUid !== null && (await alarmUidExists(manager, givenUid))) return 'DUPLICATE';
-    if (!published) {
-      let silenceMs = alarm.silenceMs ?? 0;
-      if (taskId !== null) {
-        // Read once per alarm unless the caller carries both (a storm of failing runs: one read per retry before).
-        const settings = alarm.alarmTypes !== undefined && alarm.silenceMs !== undefined ? { types: alarm.alarmTypes, silenceMs: alarm.silenceMs } : await findTaskAlarmSettings(manager, taskId);
-        const types = alarm.alarmTypes === undefined ? settings.types : alarm.alarmTypes;
-        if (types && !types.includes(alarm.type)) return 'FILTERED';
-        silenceMs = settings.silenceMs;
-      }
-      if (silenceMs > 0 && collapsible(alarm.type)) {
-        const collapse = { tenantId: alarm.tenantId, taskId, type: alarm.type, severity, message: alarm.type === 'BUSINESS' ? message : null, since: alarm.now - silenceMs };
-        collapseKey = JSON.stringify(collapse);
-        const into = this.collapsedInto.get(manager)?.get(collapseKey) ?? (await findAlarmToCountInto(manager, collapse));
-        if (into !== null) {
-          this.remember(manager, collapseKey, into);
-          this.counts.add(manager, into); // and published again with its new count
-          return 'COLLAPSED';
-        }
+    let silenceMs = alarm.silenceMs ?? 0;
+    if (taskId !== null) {
+      // Read once per alarm unless the caller carries both (a storm of failing runs: one read per retry before).
+      const settings = alarm.alarmTypes !== undefined && alarm.silenceMs !== undefined ? { types: alarm.alarmTypes, silenceMs: alarm.silenceMs } : await findTaskAlarmSettings(manager, taskId);
+      const types = alarm.alarmTypes === undefined ? settings.types : alarm.alarmTypes;
+      if (types && !types.includes(alarm.type)) return 'FILTERED';
+      silenceMs = settings.silenceMs;
+    }
+    if (silenceMs > 0 && collapsible(alarm.type)) {
+      const collapse = { tenantId: alarm.tenantId, taskId, type: alarm.type, severity, message: alarm.type === 'BUSINESS' ? message : null, since: alarm.now - silenceMs };
+      collapseKey = JSON.stringify(collapse);
+      const into = this.collapsedInto.get(manager)?.get(collapseKey) ?? (await findAlarmToCountInto(manager, collapse));
+      if (into !== null) {
+        this.remember(manager, collapseKey, into);
+        this.counts.add(manager, into); // and published again with its new count
+        return 'COLLAPSED';
       }
     }
     const uid = givenUid ?? randomUUID();
@@ -133,11 +124,10 @@ export class Alarms {
       message,
       dataJson: alarm.data === undefined ? null : truncateJson(alarm.data),
       raisedAt: alarm.now,
-      publishedAt: alarm.publishedAt ?? null,
     });
     if (written === null) return 'DUPLICATE';
     if (collapseKey !== null) this.remember(manager, collapseKey, written);
-    if (!published) this.signal.noteAlarm(manager);
+    this.signal.noteAlarm(manager);
     return 'WRITTEN';
   }
 

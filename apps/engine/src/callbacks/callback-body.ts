@@ -95,7 +95,6 @@ function readAlarms(value: unknown, now: number): BusinessAlarm[] {
     const read: BusinessAlarm = { severity, message: alarm.message, data: alarm.data, at: isInstant(alarm.at) ? alarm.at : now };
     // An id that is not one (wrong type or shape) is dropped: the engine makes its own.
     if (typeof alarm.id === 'string' && ALARM_ID_PATTERN.test(alarm.id)) read.id = alarm.id;
-    if (alarm.published === true && read.id !== undefined) read.published = true;
     return read;
   });
 }

@@ -308,8 +308,6 @@ export class CallbacksService {
         silenceMs: run?.alarmSilenceMs,
         now,
         ...(alarm.id !== undefined ? { uid: alarm.id } : {}),
-        // Published already by the executor (direct mode): recorded, not published again.
-        ...(alarm.published ? { publishedAt: now } : {}),
       });
     }
   }

@@ -10,18 +10,13 @@ export interface AlarmRow extends Omit<Alarm, 'data' | 'count'> {
   uid: string;
   /** JSON text or null (the caller cuts it to size, as it cuts `message` to 1000 characters). */
   dataJson: string | null;
-  /**
-   * Null: the outbox — the relay publishes it later. Set: it is published already (a business
-   * alarm the executor SDK sent straight to the broker; the row is its history and ack record).
-   */
-  publishedAt: number | null;
 }
 
 /**
  * One alarm into the outbox:
  *
- *   INSERT INTO alarms (uid, tenant_id, type, severity, task_id, run_id, executor_id, message, data, count, raised_at, published_at, published_count)
- *   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)      -- published_count: 1 when published already, else NULL
+ *   INSERT INTO alarms (uid, tenant_id, type, severity, task_id, run_id, executor_id, message, data, count, raised_at)
+ *   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)      -- published_at NULL: in the outbox
  *   -- MySQL: ON DUPLICATE KEY UPDATE id = id      SQLite: ON CONFLICT (uid) DO NOTHING
  *
  * Always called with the manager of the transaction that makes the state change the alarm is
@@ -33,8 +28,8 @@ export interface AlarmRow extends Omit<Alarm, 'data' | 'count'> {
  */
 export async function insertAlarm(manager: EntityManager, alarm: AlarmRow): Promise<number | null> {
   const mysql = dialectOf(manager) === 'mysql';
-  const sql = `INSERT INTO alarms (uid, tenant_id, type, severity, task_id, run_id, executor_id, message, data, count, raised_at, published_at, published_count)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)
+  const sql = `INSERT INTO alarms (uid, tenant_id, type, severity, task_id, run_id, executor_id, message, data, count, raised_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)
      ${mysql ? 'ON DUPLICATE KEY UPDATE id = id' : 'ON CONFLICT (uid) DO NOTHING'}`;
   const params = [
     alarm.uid,
@@ -47,8 +42,6 @@ export async function insertAlarm(manager: EntityManager, alarm: AlarmRow): Prom
     alarm.message,
     alarm.dataJson,
     alarm.raisedAt,
-    alarm.publishedAt,
-    alarm.publishedAt === null ? null : 1,
   ];
   const runner = manager.queryRunner ?? manager.connection.createQueryRunner();
   try {
