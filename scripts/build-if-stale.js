@@ -4,15 +4,18 @@
 //   node scripts/build-if-stale.js            build what is stale, say so on stderr
 //   node scripts/build-if-stale.js --all      build everything (`npm run build`)
 //   node scripts/build-if-stale.js --check    exit 1 when something is stale, build nothing
-// A part is stale when a file or folder under its inputs is newer than the time its last build
-// started (kept in dist/.build-stamps/<part>.json, written after the build succeeded) or when
-// that stamp or the part's main output is missing. Folder mtimes count, so a deleted or renamed
-// file makes it stale too.
+// A part is stale when a file under its inputs is newer than the time its last build started, or
+// the list of those files is not the one it built from (a file deleted, renamed or added) — both
+// kept in dist/.build-stamps/<part>.json, written after the build succeeded — or when that stamp
+// or the part's main output is missing. Build outputs are not inputs: folders named dist (what
+// `npm run pack:sdk` writes into libs/<pkg>/dist), .tmp, data and node_modules are skipped, and a
+// folder's own mtime does not count (creating libs/<pkg>/dist changes libs/<pkg>'s).
 // Only builds through this script write stamps: after a bare `npm run build:server` the next start builds once more.
 /* global require, module, process, console, __dirname */
 /* eslint-disable @typescript-eslint/no-require-imports -- plain CommonJS: it runs before anything is compiled */
 'use strict';
 const { execSync } = require('node:child_process');
+const { createHash } = require('node:crypto');
 const { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 
@@ -28,38 +31,53 @@ const PARTS = [
   { name: 'web', script: 'build:web', inputs: [...COMMON, 'apps/console/web'], skip: [], output: 'dist/console-web/index.html' },
 ];
 
-/** Newest mtime (ms) of `path` and everything under it; 0 when it does not exist. */
-function newestMtime(path, skip) {
-  let stat;
-  try {
-    stat = statSync(join(ROOT, path));
-  } catch {
-    return 0;
-  }
-  let newest = stat.mtimeMs;
-  if (stat.isDirectory()) {
-    for (const entry of readdirSync(join(ROOT, path))) {
-      const child = `${path}/${entry}`;
-      if (SKIP.has(entry) || skip.includes(child)) continue;
-      newest = Math.max(newest, newestMtime(child, skip));
+/**
+ * The files under a part's inputs (relative to `root`, minus the skipped folders): the newest
+ * mtime (ms) among them, and a digest of their paths (a file deleted, renamed or added changes it).
+ */
+function scanInputs(part, root = ROOT) {
+  const files = [];
+  let newest = 0;
+  const visit = (path) => {
+    let stat;
+    try {
+      stat = statSync(join(root, path));
+    } catch {
+      return;
     }
-  }
-  return newest;
+    if (!stat.isDirectory()) {
+      files.push(path);
+      newest = Math.max(newest, stat.mtimeMs);
+      return;
+    }
+    for (const entry of readdirSync(join(root, path))) {
+      const child = `${path}/${entry}`;
+      if (SKIP.has(entry) || part.skip.includes(child)) continue;
+      visit(child);
+    }
+  };
+  for (const input of part.inputs) visit(input);
+  return { newest, files: createHash('sha256').update(files.sort().join('\n')).digest('hex') };
 }
 
-function stampedStart(part) {
+function readStamp(part) {
   try {
-    return JSON.parse(readFileSync(join(STAMPS, `${part.name}.json`), 'utf8')).startedAt;
+    return JSON.parse(readFileSync(join(STAMPS, `${part.name}.json`), 'utf8'));
   } catch {
-    return -1;
+    return null;
   }
+}
+
+/** Whether a part must be built again, given its last stamp (null: none) and its inputs under `root`. */
+function isStale(part, stamp, root = ROOT) {
+  if (!stamp || !existsSync(join(root, part.output))) return true;
+  const inputs = scanInputs(part, root);
+  return inputs.newest >= stamp.startedAt || inputs.files !== stamp.files;
 }
 
 /** The parts whose inputs changed since their last stamped build. */
 function staleParts() {
-  return PARTS.filter(
-    (part) => !existsSync(join(ROOT, part.output)) || Math.max(...part.inputs.map((p) => newestMtime(p, part.skip))) >= stampedStart(part),
-  );
+  return PARTS.filter((part) => isStale(part, readStamp(part)));
 }
 
 /**
@@ -99,7 +117,7 @@ function buildIfStale(all = false) {
 
 /** Why a part is built: a fresh clone has never built it (not "sources changed": nothing was built to change since). */
 function announcement(part) {
-  const never = stampedStart(part) === -1 || !existsSync(join(ROOT, part.output));
+  const never = readStamp(part) === null || !existsSync(join(ROOT, part.output));
   return never
     ? `no ${part.name} build yet (a fresh clone, or dist/ removed): building it once (npm run ${part.script})`
     : `sources changed since the last ${part.name} build: npm run ${part.script}`;
@@ -108,15 +126,17 @@ function announcement(part) {
 function buildParts(stale, announce) {
   for (const part of stale) {
     const startedAt = Date.now();
+    // Listed before the build: a file deleted while it runs makes the next start build again.
+    const { files } = scanInputs(part);
     if (announce) console.error(`baton: ${announcement(part)}`);
     execSync(`npm run --silent ${part.script}`, { cwd: ROOT, stdio: ['ignore', process.stderr, process.stderr] });
     mkdirSync(STAMPS, { recursive: true });
-    writeFileSync(join(STAMPS, `${part.name}.json`), `${JSON.stringify({ startedAt, builtAt: Date.now() })}\n`);
+    writeFileSync(join(STAMPS, `${part.name}.json`), `${JSON.stringify({ startedAt, builtAt: Date.now(), files })}\n`);
   }
   return stale.map((part) => part.name);
 }
 
-module.exports = { buildIfStale, staleParts, announcement };
+module.exports = { buildIfStale, staleParts, announcement, isStale, scanInputs };
 
 if (require.main === module) {
   if (process.argv.includes('--check')) {

@@ -8,7 +8,7 @@
 /* global require, process, console, __dirname */
 /* eslint-disable @typescript-eslint/no-require-imports -- plain CommonJS, like build-if-stale.js */
 const { execFileSync } = require('node:child_process');
-const { existsSync, readdirSync, rmSync } = require('node:fs');
+const { rmSync } = require('node:fs');
 const { dirname, join } = require('node:path');
 
 const root = join(__dirname, '..');
@@ -27,7 +27,7 @@ for (const pkg of ALL.filter((p) => wanted.length === 0 || wanted.includes(p))) 
   const dir = join(root, 'libs', pkg);
   const project = join(dir, 'tsconfig.package.json');
   const started = Date.now();
-  emptyDist(join(dir, 'dist'));
+  rmSync(join(dir, 'dist'), { recursive: true, force: true });
   try {
     // Everything on stderr: as a prepack script its stdout would be mixed into `npm pack --json`.
     execFileSync(process.execPath, [tsc, '-p', project], { cwd: root, stdio: ['ignore', 2, 2] });
@@ -37,13 +37,4 @@ for (const pkg of ALL.filter((p) => wanted.length === 0 || wanted.includes(p))) 
     process.exit(1);
   }
   console.error(`built @baton/${pkg} → libs/${pkg}/dist (${Date.now() - started} ms)`);
-}
-
-/**
- * Empties dist/ but keeps the folder: removing it would change libs/<pkg>'s own mtime, which
- * build-if-stale.js reads as a changed source, so the next `npm start` would rebuild the server.
- */
-function emptyDist(dist) {
-  if (!existsSync(dist)) return;
-  for (const entry of readdirSync(dist)) rmSync(join(dist, entry), { recursive: true, force: true });
 }
