@@ -1,6 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { MIGRATIONS } from '../../migrations';
 
 const ROOT = resolve(__dirname, '../..');
 /** bin/baton.js as `npx baton` runs it (a stale dist/ is rebuilt first, hence the long timeout). */
@@ -15,6 +18,20 @@ describe('baton usage', () => {
     const cluster = baton('cluster', '--help');
     expect(cluster.status).toBe(0);
     expect(cluster.stdout).toContain('--no-executor');
+  }, 240_000);
+
+  it('baton migrate prints the migrations this run applied, then how many the database has; again, only that it is up to date', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'baton-migrate-'));
+    try {
+      const url = `sqlite:${join(dir, 'baton.sqlite')}`;
+      const names = MIGRATIONS.map((m) => m.name);
+      const first = baton('migrate', url);
+      expect([first.status, first.stdout]).toEqual([0, `${url}: applied ${names.length}:\n  ${names.join('\n  ')}\nup to date: ${names.length} migrations\n`]);
+      const again = baton('migrate', url);
+      expect([again.status, again.stdout]).toEqual([0, `${url}: up to date: ${names.length} migrations\n`]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 240_000);
 
   it('an unknown command or option: the usage on stderr, exit 2', () => {

@@ -118,15 +118,20 @@ async function endIdleTransactions(dataSource: DataSource): Promise<void> {
  * line naming BATON_DB_URL; a failing migration throws its own error.
  */
 export async function openDatabase(url: string): Promise<DataSource> {
+  return (await openDatabaseMigrated(url)).dataSource;
+}
+
+/** As openDatabase, also saying which migrations this call applied (names, in order; none when it was up to date). */
+export async function openDatabaseMigrated(url: string): Promise<{ dataSource: DataSource; applied: string[] }> {
   const dataSource = await connect(url);
   try {
     if (dataSource.options.type === 'mariadb') await endIdleTransactions(dataSource);
-    await withMigrationLock(dataSource, () => dataSource.runMigrations({ transaction: 'each' }));
+    const applied = await withMigrationLock(dataSource, () => dataSource.runMigrations({ transaction: 'each' }));
+    return { dataSource, applied: applied.map((migration) => migration.name) };
   } catch (err) {
     await dataSource.destroy().catch(() => undefined);
     throw err;
   }
-  return dataSource;
 }
 
 /** An initialised BatonDataSource on `url`; a failure to connect as DatabaseUnavailableError. */

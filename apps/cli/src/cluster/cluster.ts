@@ -143,7 +143,8 @@ export async function runCluster(options: ClusterOptions, env: NodeJS.ProcessEnv
     }
     await prepareDatabase(databaseUrl, options.fresh);
     const migrations = await migrateDatabase(databaseUrl);
-    say(`database ${redactUrlPasswords(databaseUrl)}: schema up to date (${migrations.length} migrations)`);
+    const appliedNow = migrations.applied.length > 0 ? `, ${migrations.applied.length} applied now` : '';
+    say(`database ${redactUrlPasswords(databaseUrl)}: schema up to date (${migrations.total} migrations${appliedNow})`);
 
     const logins = demoLogins(env);
     const shared = { ...env, BATON_DB_URL: databaseUrl, BATON_BROKER_URL: brokerUrl };

@@ -1,16 +1,18 @@
 import type { CliCommand } from '../common/cli-command';
 import { UsageError } from '../common/usage-error';
 import { redactUrlPasswords } from '@baton/domain';
-import { migrateDatabase } from '../common/migrate-database';
+import { describeMigrationRun, migrateDatabase } from '../common/migrate-database';
 
 export const migrateCommand: CliCommand = {
   name: 'migrate',
   summary: 'Run the pending migrations on a database (ahead of a roll-out)',
   help: `usage: baton migrate [<database URL>]
 
-Runs the pending migrations on the database (the argument, or BATON_DB_URL) and lists every
-migration applied. Engines and consoles also run them when they start (under a lock, so
-processes may start together): this is for migrating ahead of a roll-out.
+Runs the pending migrations on the database (the argument, or BATON_DB_URL) and lists the ones
+this run applied ("applied 2:" and their names), then how many the database has ("up to date:
+56 migrations"; that line alone when none was pending). Engines and consoles also run them when
+they start (under a lock, so processes may start together): this is for migrating ahead of a
+roll-out.
 
   BATON_DB_URL   mysql://user:pass@host:3306/db or sqlite:path   required without the argument`,
   async run(args) {
@@ -24,8 +26,8 @@ processes may start together): this is for migrating ahead of a roll-out.
         return value;
       }, exitOnStartFailure);
     try {
-      const applied = await migrateDatabase(url);
-      console.log(`${redactUrlPasswords(url)}: schema up to date; applied migrations:\n  ${applied.join('\n  ')}`);
+      const run = await migrateDatabase(url);
+      console.log(`${redactUrlPasswords(url)}: ${describeMigrationRun(run)}`);
     } catch (error) {
       const { DatabaseUnavailableError } = await import('@baton/persistence');
       // A database it cannot open: why and what to do, naming BATON_DB_URL when the URL came from it.
