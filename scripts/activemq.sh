@@ -17,11 +17,16 @@
 #                                          lease is left (parallel test runs never stop each other's
 #                                          broker, and a broker started by hand is never stopped by tests)
 #
-# URL printed by start/url (stdout, nothing else there): stomp://127.0.0.1:<port>
-# (BATON_BROKER_URL for engines, consoles and executors).
+# URL printed by start/url (stdout, nothing else there): stomp://127.0.0.1:<port>, or
+# stomp://<user>:<password>@127.0.0.1:<port> with authentication (BATON_BROKER_URL for engines and
+# consoles; executors never get it).
 #
 # Environment: BATON_ACTIVEMQ_STOMP_PORT (default 61613), BATON_ACTIVEMQ_START_TIMEOUT (seconds,
 # default 90), BATON_ACTIVEMQ_HEAP (default 256M), BATON_ACTIVEMQ_JAVA (default: java on PATH).
+# Authentication: BATON_ACTIVEMQ_USER and BATON_ACTIVEMQ_PASSWORD (both or neither) turn on
+# ActiveMQ's simple authentication with that one user and refuse anonymous connections (and the
+# network connectors below log in as that user); without them anyone who reaches the port may
+# publish and subscribe, which is for development on loopback only (docs/OPERATIONS.md, Broker).
 # A network of brokers (high availability, `baton cluster --ha`): BATON_ACTIVEMQ_NETWORK_PORT adds
 # an OpenWire connector on 127.0.0.1:<port> for the other brokers, and BATON_ACTIVEMQ_NETWORK_TO
 # (a space-separated list of host:port) a duplex network connector to each of those brokers, so a
@@ -37,7 +42,10 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PORT="${BATON_ACTIVEMQ_STOMP_PORT:-61613}"
 START_TIMEOUT="${BATON_ACTIVEMQ_START_TIMEOUT:-90}"
 HEAP="${BATON_ACTIVEMQ_HEAP:-256M}"
+AMQ_USER="${BATON_ACTIVEMQ_USER:-}"
+AMQ_PASSWORD="${BATON_ACTIVEMQ_PASSWORD:-}"
 URL="stomp://127.0.0.1:${PORT}"
+SHOWN_URL="$URL"
 
 AMQ_HOME=/usr/share/activemq
 AMQ_JAR="$AMQ_HOME/bin/activemq.jar"
@@ -62,12 +70,32 @@ OURS_ARG="-Dactivemq.base=$BASE"
 READY_WHAT="answer STOMP"
 READY_POLL=0.25
 STOP_TIMEOUT=30
-RUNNING_WHERE="$URL"
 STATUS_WHERE="base $BASE"
 # shellcheck source=lib/private-server.sh
 . "$ROOT/scripts/lib/private-server.sh"
 
 [[ "$PORT" =~ ^[0-9]+$ ]] && [ "$PORT" -gt 0 ] && [ "$PORT" -lt 65536 ] || die "BATON_ACTIVEMQ_STOMP_PORT must be a port number (got '$PORT')"
+
+# `a b` → `a%20b`, byte by byte: credentials in the URL (parseBrokerUrl decodes them).
+url_encode() {
+  local LC_ALL=C s="$1" out="" c i
+  for ((i = 0; i < ${#s}; i++)); do
+    c="${s:i:1}"
+    case "$c" in [A-Za-z0-9._~-]) out+="$c" ;; *) out+="$(printf '%%%02X' "'$c")" ;; esac
+  done
+  printf '%s' "$out"
+}
+
+# For an XML attribute value.
+xml_escape() { printf '%s' "$1" | sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' -e 's/"/\&quot;/g' -e "s/'/\&apos;/g"; }
+
+if [ -n "$AMQ_USER" ] || [ -n "$AMQ_PASSWORD" ]; then
+  [ -n "$AMQ_USER" ] && [ -n "$AMQ_PASSWORD" ] || die "set both BATON_ACTIVEMQ_USER and BATON_ACTIVEMQ_PASSWORD (authentication), or neither"
+  [[ "$AMQ_USER$AMQ_PASSWORD" != *$'\n'* && "$AMQ_USER$AMQ_PASSWORD" != *$'\r'* ]] || die "BATON_ACTIVEMQ_USER and BATON_ACTIVEMQ_PASSWORD must be one line each"
+  URL="stomp://$(url_encode "$AMQ_USER"):$(url_encode "$AMQ_PASSWORD")@127.0.0.1:${PORT}"
+  SHOWN_URL="stomp://$(url_encode "$AMQ_USER"):***@127.0.0.1:${PORT}"
+fi
+RUNNING_WHERE="$SHOWN_URL"
 
 java_cmd() {
   if [ -n "${BATON_ACTIVEMQ_JAVA:-}" ]; then echo "$BATON_ACTIVEMQ_JAVA"; return 0; fi
@@ -102,7 +130,11 @@ answers() {
   reply="$(
     {
       exec 3<>"/dev/tcp/127.0.0.1/$PORT" || exit 1
-      printf 'CONNECT\naccept-version:1.2\nhost:localhost\n\n\0' >&3
+      if [ -n "$AMQ_USER" ]; then
+        printf 'CONNECT\naccept-version:1.2\nhost:localhost\nlogin:%s\npasscode:%s\n\n\0' "$AMQ_USER" "$AMQ_PASSWORD" >&3
+      else
+        printf 'CONNECT\naccept-version:1.2\nhost:localhost\n\n\0' >&3
+      fi
       timeout 3 head -c 9 <&3 || true
       printf 'DISCONNECT\n\n\0' >&3 || true
     } 2>/dev/null
@@ -117,16 +149,24 @@ write_config() {
   if [ -n "$network_port" ]; then
     connector="$connector<transportConnector name=\"network\" uri=\"tcp://127.0.0.1:${network_port}\"/>"
   fi
+  local plugins="" login=""
+  if [ -n "$AMQ_USER" ]; then
+    # Every connection logs in (STOMP login/passcode, the network's OpenWire too); anonymous ones are refused.
+    plugins="<plugins><simpleAuthenticationPlugin anonymousAccessAllowed=\"false\"><users><authenticationUser username=\"$(xml_escape "$AMQ_USER")\" password=\"$(xml_escape "$AMQ_PASSWORD")\" groups=\"baton\"/></users></simpleAuthenticationPlugin></plugins>"
+    login=" userName=\"$(xml_escape "$AMQ_USER")\" password=\"$(xml_escape "$AMQ_PASSWORD")\""
+  fi
   for peer in ${BATON_ACTIVEMQ_NETWORK_TO:-}; do
     # Duplex: one connection carries both directions; reconnects by itself while the peer is down.
-    network="$network<networkConnector name=\"to-${peer//[:.]/-}\" uri=\"static:(tcp://${peer})?maxReconnectDelay=1000\" duplex=\"true\"/>"
+    network="$network<networkConnector name=\"to-${peer//[:.]/-}\" uri=\"static:(tcp://${peer})?maxReconnectDelay=1000\" duplex=\"true\"$login/>"
   done
   [ -z "$network" ] || network="<networkConnectors>$network</networkConnectors>"
   # Copy of the Debian instance config: every transportConnector removed, ours added; the broker
   # named after the port (two private brokers on one machine stay apart).
-  awk -v connector="$connector" -v network="$network" -v name="baton-$PORT" '
+  # (awk -v would read backslashes in the values as escapes: ENVIRON passes them as they are.)
+  CONNECTOR="$connector" NETWORK="$network" PLUGINS="$plugins" awk -v name="baton-$PORT" '
+    BEGIN { connector = ENVIRON["CONNECTOR"]; network = ENVIRON["NETWORK"]; plugins = ENVIRON["PLUGINS"] }
     /<transportConnector[^>]*\/>/ { next }
-    /<transportConnectors>/ { if (network != "") print "        " network; print; print "            " connector; next }
+    /<transportConnectors>/ { if (plugins != "") print "        " plugins; if (network != "") print "        " network; print; print "            " connector; next }
     { gsub(/brokerName="[^"]*"/, "brokerName=\"" name "\""); print }
   ' "$DEBIAN_CONF/activemq.xml" >"$CONF/activemq.xml.new"
   grep -qF "stomp://127.0.0.1:${PORT}" "$CONF/activemq.xml.new" || die "could not add the STOMP connector to a copy of $DEBIAN_CONF/activemq.xml (no <transportConnectors> element?)"

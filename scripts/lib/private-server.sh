@@ -16,6 +16,7 @@
 #   STOP_SIGNAL    optional, default TERM: the signal that asks the server to shut down
 #   RUNNING_WHERE  where, in the "already running" message (e.g. "port <port>")
 #   STATUS_WHERE   the tail of the status line (e.g. "data <dir>")
+#   SHOWN_URL      optional, default URL: the URL in the status line (a password masked)
 # and defines:
 #   require_installed, cmd_ensure_installed
 #   answers        succeeds once the server answers
@@ -183,7 +184,7 @@ cmd_status() {
   if pid="$(running_pid)"; then
     local how="started by hand"
     if [ -f "$AUTO_MARK" ]; then how="auto-started by a test run, $(live_leases) live lease(s)"; fi
-    echo "running: pid $pid, $URL ($how), $STATUS_WHERE"
+    echo "running: pid $pid, ${SHOWN_URL:-$URL} ($how), $STATUS_WHERE"
     return 0
   fi
   echo "stopped (port $PORT, $STATUS_WHERE)"

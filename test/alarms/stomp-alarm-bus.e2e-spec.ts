@@ -8,12 +8,15 @@ import {
   type ReceivedAck,
   type ReceivedAlarm,
 } from '@baton/messaging';
-import { testBrokerUrl } from '../support/broker';
+import { privateBroker, testBrokerUrl } from '../support/broker';
 import { uniqueTopicPrefix, waitFor } from './support/alarm-stack';
 import { foreignSubscribe } from './support/foreign-stomp';
 
 const alarm = (id: string, tenantId: string): AlarmMessage =>
   buildAlarmMessage({ id, tenantId, type: 'BUSINESS', severity: 'WARNING', taskId: 1, runId: 2, executorId: 3, message: `m ${id} ✓`, data: { id }, count: 1, raisedAt: 5, source: 'engine' });
+
+/** A STOMP port of this file alone: its broker requires a login. */
+const AUTH_BROKER_PORT = Number(process.env.BATON_AUTH_BROKER_PORT ?? 61624);
 
 /** The STOMP adapter (stompit) against the real ActiveMQ. */
 describe('StompAlarmBus on ActiveMQ', () => {
@@ -50,6 +53,33 @@ describe('StompAlarmBus on ActiveMQ', () => {
     await waitFor(() => foreign.messages.length === 2, 30_000, 'the foreign subscriber');
     expect(foreign.messages.map((m) => JSON.parse(m.body))).toEqual([sent[0], sent[2]]); // its tenant's topic only, no acks
     await foreign.close();
+  });
+
+  it('a broker that scripts/activemq.sh starts with a user and password refuses anonymous clients; the URL it prints logs in', async () => {
+    const broker = await privateBroker(AUTH_BROKER_PORT, { user: 'baton', password: 'pa:ss w&rd<1>' });
+    try {
+      expect(broker.url).toBe(`stomp://baton:pa%3Ass%20w%26rd%3C1%3E@127.0.0.1:${AUTH_BROKER_PORT}`);
+      const prefix = uniqueTopicPrefix();
+      const member = bus(broker.url, prefix);
+      const got: ReceivedAlarm[] = [];
+      let subscribed = false;
+      member.subscribe({ alarm: (m) => got.push(m), subscribed: () => (subscribed = true) });
+      await waitFor(() => subscribed, 30_000, 'the logged-in client subscribed');
+      await member.publish(alarm('in', 'acme'));
+      await waitFor(() => got.length === 1, 30_000, 'its own message');
+      const refusals: string[] = [];
+      const anonymous = bus(`stomp://127.0.0.1:${AUTH_BROKER_PORT}`, prefix, {
+        maxReconnectDelayMs: 200,
+        logger: { info: () => undefined, warn: (m) => refusals.push(m), error: (m) => refusals.push(m) },
+      });
+      await waitFor(() => refusals.length > 0, 30_000, 'the anonymous client refused');
+      expect(refusals[0]).toMatch(/invalid/);
+      expect(anonymous.connected).toBe(false);
+      await expect(anonymous.publish(alarm('forged', 'acme'))).rejects.toBeInstanceOf(AlarmBusUnavailableError);
+    } finally {
+      await Promise.all(buses.splice(0).map((b) => b.close()));
+      await broker.stop();
+    }
   });
 
   it('without a broker a publish fails at once; a failover list moves on to the next broker', async () => {

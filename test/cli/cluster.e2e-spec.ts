@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -97,6 +97,10 @@ describe('baton cluster (npm run cluster)', () => {
     // Each child's lines carry its prefix; the database and broker were given, so neither script ran.
     for (const name of pids.keys()) expect(first.lines.some((line) => line.startsWith(`[${name}]`))).toBe(true);
     expect(first.lines.some((line) => line.startsWith('[mariadb]') || line.startsWith('[activemq]'))).toBe(false);
+    // The executor gets neither the broker nor the database (only engines and consoles may reach the broker).
+    const environ = (name: string) => readFileSync(`/proc/${pids.get(name)}/environ`, 'utf8').split('\0');
+    expect(environ('executor').filter((v) => /^BATON_(BROKER|DB)_URL=/.test(v))).toEqual([]);
+    expect(environ('console')).toContain(`BATON_BROKER_URL=${env.BATON_BROKER_URL}`);
 
     // The printed console URL and logins work.
     const consoleUrl = /console\s+(http:\/\/\S+?)\/\s/.exec(await first.waitFor(/^\s+console\s+http/, 1000))![1];

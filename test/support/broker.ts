@@ -32,8 +32,13 @@ export function testBrokerUrl(): string {
 }
 
 /** Runs scripts/activemq.sh with the given STOMP port; returns its stdout. */
-export async function activemqScript(port: number | null, ...args: string[]): Promise<string> {
-  const env = { ...process.env };
+export function activemqScript(port: number | null, ...args: string[]): Promise<string> {
+  return activemqScriptWith({}, port, ...args);
+}
+
+/** As activemqScript, with `extra` over the environment (BATON_ACTIVEMQ_USER, …). */
+async function activemqScriptWith(extra: Record<string, string>, port: number | null, ...args: string[]): Promise<string> {
+  const env = { ...process.env, ...extra };
   if (port !== null) env.BATON_ACTIVEMQ_STOMP_PORT = String(port);
   try {
     const { stdout } = await run('bash', [ACTIVEMQ_SCRIPT, ...args], { encoding: 'utf8', env, timeout: 10 * 60_000, maxBuffer: 16 << 20 });
@@ -52,13 +57,15 @@ export interface PrivateBroker {
   stop(): Promise<void>;
 }
 
-export async function privateBroker(port: number): Promise<PrivateBroker> {
+/** With `login`: the broker's simple authentication on, that one user (BATON_ACTIVEMQ_USER / _PASSWORD); the URL carries it. */
+export async function privateBroker(port: number, login?: { user: string; password: string }): Promise<PrivateBroker> {
   const lease = String(process.pid);
-  const url = await activemqScript(port, 'start', '--lease', lease);
+  const env: Record<string, string> = login ? { BATON_ACTIVEMQ_USER: login.user, BATON_ACTIVEMQ_PASSWORD: login.password } : {};
+  const url = await activemqScriptWith(env, port, 'start', '--lease', lease);
   return {
     url,
     port,
-    start: async () => void (await activemqScript(port, 'start', '--lease', lease)),
-    stop: async () => void (await activemqScript(port, 'stop')),
+    start: async () => void (await activemqScriptWith(env, port, 'start', '--lease', lease)),
+    stop: async () => void (await activemqScriptWith(env, port, 'stop')),
   };
 }

@@ -188,11 +188,14 @@ export async function runCluster(options: ClusterOptions, env: NodeJS.ProcessEnv
     const executorEnv = `BATON_TENANT=${DEMO_TENANT_ID} BATON_EXECUTOR_SECRET=${tenant.executorSecret} BATON_ENGINE_URLS=${engineUrls.join(',')}`;
     let firstRun = '';
     if (options.executor) {
+      // Neither the database nor the broker: an executor's alarms go through the engines, and only
+      // engines and consoles may reach the broker (docs/OPERATIONS.md, Broker).
+      const { BATON_DB_URL: _database, BATON_BROKER_URL: _broker, ...executorBase } = env;
       const executor = start(
         'executor',
         'demo-executor',
         {
-          ...shared,
+          ...executorBase,
           BATON_TENANT: DEMO_TENANT_ID,
           BATON_EXECUTOR_SECRET: tenant.executorSecret,
           BATON_ENGINE_URLS: engineUrls.join(','),

@@ -43,6 +43,6 @@ export const EXECUTOR_ENV: readonly EnvVariableSpec[] = [
   integer('BATON_EXECUTOR_SHUTDOWN_GRACE_MS', 'shutdownGraceMs', EXECUTOR_DEFAULTS.shutdownGraceMs, 'On stop, running handlers get this long (milliseconds) to finish before they are aborted.'),
   integer('BATON_EXECUTOR_RETRY_BASE_MS', 'callbackRetry.baseMs', EXECUTOR_DEFAULTS.callbackRetry.baseMs, 'First delay (milliseconds) of the callback retry backoff.'),
   integer('BATON_EXECUTOR_RETRY_MAX_MS', 'callbackRetry.maxMs', EXECUTOR_DEFAULTS.callbackRetry.maxMs, 'Longest delay (milliseconds) of the callback retry backoff.'),
-  { name: 'BATON_BROKER_URL', type: 'string', option: 'brokerUrl', description: "ActiveMQ STOMP broker(s): `ctx.alarm()` publishes straight to the tenant's topic. Default none: alarms go through the engine." },
+  { name: 'BATON_BROKER_URL', type: 'string', option: 'brokerUrl', description: "Direct alarms, for consumers of the topic that want them before the engine publishes them: `ctx.alarm()` also publishes straight to the tenant's topic (the consoles show the engine's copy). Default none, which is right for an executor: alarms go through the engine and the executor needs no access to the broker." },
   { name: 'BATON_ALARM_TOPIC_PREFIX', type: 'string', option: 'alarmTopicPrefix', default: DEFAULT_ALARM_TOPIC_PREFIX, description: 'Topic prefix of direct alarms (`<prefix><tenant>`).' },
 ];
