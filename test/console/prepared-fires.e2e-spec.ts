@@ -124,7 +124,8 @@ describe.each(TEST_DATABASES)('prepared fires follow pauses and edits on %s', (k
     expect(planned.id in (await runsOf(id))).toBe(false);
     expect(cancelNotices).toEqual([{ tenantId: 'acme', engineGroup: 'default', runIds: [sent.id] }]);
     expect(await plannerOf(id)).toEqual({ fireCount: 9, nextFireAt: T0 + 60_000 });
-    expect(edited.body).toMatchObject({ fireCount: 9, nextFireAt: T0 + 60_000 });
+    // The API shows the next instant the task fires: the near fire, which runs as prepared.
+    expect(edited.body).toMatchObject({ fireCount: 9, nextFireAt: T0 + 1_000 });
   });
 
   it('a new trigger withdraws the old one’s fires and plans from now; a save refused keeps every fire', async () => {
@@ -225,6 +226,27 @@ describe.each(TEST_DATABASES)('prepared fires follow pauses and edits on %s', (k
     expect((await runsOf(id))[claimed.id]).toMatchObject({ state: 'CANCELLED', error: WITHDRAWN_BY.dependency });
     // Never sent (no dispatch mark): nothing to abort.
     expect(cancelNotices).toEqual([]);
+  });
+
+  it("the API's nextFireAt is the next instant the task fires that has not come: its earliest prepared fire not ended, else the planner's cursor", async () => {
+    const id = await task({ fireCount: 9, nextFireAt: T0 + 60_000 });
+    await fire(id, 'ACCEPTED', T0 - 1_000, { dispatchedAt: T0 - 1_000 }); // its instant has come: it fired
+    await fire(id, 'CANCELLED', T0 + 1_000); // withdrawn: it will not fire
+    await fire(id, 'PENDING', T0 + 2_000, { cause: 'MANUAL', fireKey: 'm:next-fire' }); // not the schedule's
+    await fire(id, 'ACCEPTED', T0 + 3_000, { dispatchedAt: T0, acceptedAt: T0 }); // sent ahead, waiting for its instant
+    await fire(id, 'PENDING', T0 + 4_000);
+    // The cursor first: a withdrawn fire's instant given back, its later ones still planned.
+    const rewound = await task({ fireCount: 3, nextFireAt: T0 + 5_000 });
+    await fire(rewound, 'CLAIMED', T0 + 6_000);
+    const unplanned = await task({ fireCount: 0, nextFireAt: T0 + 60_000 });
+
+    const one = async (taskId: number) => (await t.http().get(`/api/tasks/${taskId}`).set(acme.admin)).body.nextFireAt as number;
+    expect([await one(id), await one(rewound), await one(unplanned)]).toEqual([T0 + 3_000, T0 + 5_000, T0 + 60_000]);
+    const listed = (await t.http().get('/api/tasks?limit=500').set(acme.admin)).body.items as Array<{ id: number; nextFireAt: number }>;
+    const shown = new Map(listed.map((x) => [x.id, x.nextFireAt]));
+    expect([shown.get(id), shown.get(rewound), shown.get(unplanned)]).toEqual([T0 + 3_000, T0 + 5_000, T0 + 60_000]);
+    // The engines' cursor itself is left as it is.
+    expect(await plannerOf(id)).toEqual({ fireCount: 9, nextFireAt: T0 + 60_000 });
   });
 
   it('deleting a task has the engines abort its runs they may have sent', async () => {

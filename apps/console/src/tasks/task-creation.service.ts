@@ -93,7 +93,8 @@ export class TaskCreationService {
           await insertTasks(em, rows as TaskEntity[]);
           // Read back (ids and all): a multi-row INSERT's ids need not be consecutive.
           const saved = new Map((await findTasksByName(em, tenantId, names)).map((r) => [r.name, r]));
-          const views = definitions.map((d) => taskView(saved.get(d.name)!, d.calendarName));
+          // New tasks: no fire of theirs is planned yet.
+          const views = definitions.map((d) => taskView(saved.get(d.name)!, d.calendarName, null));
           await keepTaskVersions(em, definitions.map((d) => ({ tenantId, taskId: saved.get(d.name)!.id, version: 1, definition: d })), this.clock.now());
           await auditChange(em, { tenantId, objectType: 'task', objectId: null, after: { tasks: views.map((v) => ({ id: v.id, name: v.name })) } });
           return views;

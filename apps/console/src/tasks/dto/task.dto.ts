@@ -386,7 +386,12 @@ export class TaskView implements Api.Task {
   @ApiProperty({ type: KeyDebounceDoc, nullable: true }) debounce!: Required<KeyDebounceDoc> | null;
   @ApiProperty({ type: KeyThrottleDoc, nullable: true }) throttle!: Required<KeyThrottleDoc> | null;
   @ApiProperty({ description: 'Fires made so far' }) fireCount!: number;
-  @ApiProperty({ type: Number, nullable: true, description: 'Next fire time the planner will turn into a run (epoch ms)' })
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description:
+      'The next instant the task fires that has not come (epoch ms): the earliest of its scheduled fires the engines prepared ahead (BATON_LOOK_AHEAD_MS) that has not ended, and the next fire time the planner has yet to plan; null: none to come',
+  })
   nextFireAt!: number | null;
   @ApiProperty() createdAt!: number;
   @ApiProperty() updatedAt!: number;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fmtAgo, fmtDuration, fmtSince, fmtTime, fmtUtc, fromLocalInput, parseDuration, toLocalInput } from './format';
+import { fmtAgo, fmtDuration, fmtSince, fmtTime, fmtUntil, fmtUtc, fromLocalInput, parseDuration, toLocalInput } from './format';
 
 describe('durations as people read them', () => {
   it('rounds once, to the unit shown: never "17 min 60 s" or "60.0 s"', () => {
@@ -24,6 +24,12 @@ describe('durations as people read them', () => {
     expect(fmtSince(6_190, 5_000)).toBe('just now');
     expect(fmtSince(0, 17 * 60_000 + 59_700)).toBe('18 min 0 s ago');
     expect(fmtSince(null, 0)).toBe('—');
+  });
+
+  it('never says a time to come has passed: one the page read before it came reads "now" (a task that fires every second)', () => {
+    expect(fmtUntil(10_700, 0)).toBe('in 10.7 s');
+    expect(fmtUntil(1_000, 5_000)).toBe('now');
+    expect(fmtUntil(null, 0)).toBe('—');
   });
 });
 

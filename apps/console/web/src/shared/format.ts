@@ -107,6 +107,16 @@ export function fmtSince(ms: number | null | undefined, now = Date.now()): strin
   return ms === null || ms === undefined ? '—' : fmtAgo(Math.min(ms, now), now);
 }
 
+/**
+ * In how long something to come comes (a task's next fire): never "… ago". Once the page's `now`
+ * passes it, it has come since the page read it (a task firing every second does between two
+ * reads of the list), and reads "now" until the page reads the next one.
+ */
+export function fmtUntil(ms: number | null | undefined, now = Date.now()): string {
+  if (ms === null || ms === undefined) return '—';
+  return ms > now ? t('in {{duration}}', { duration: fmtDuration(ms - now) }) : t('now');
+}
+
 export function fmtPercent(x: number | null | undefined): string {
   return x === null || x === undefined ? '—' : `${dec(x * 100, 1)} %`;
 }

@@ -14,3 +14,4 @@ export * from './list-runs';
 export * from './withdraw-prepared-fires';
 export * from './scheduled-run-under-way';
 export * from './insert-submitted-runs';
+export * from './find-next-planned-fires';

@@ -4,7 +4,7 @@ import { CodeOptions, ErrorBox, Field, PageHeader, StateBadge, useToast } from '
 import { DataTable } from '../../shared/DataTable';
 import { EmptyState } from '../../shared/EmptyState';
 import { FilterBar } from '../../shared/FilterBar';
-import { fmtAgo, fmtSince, fmtTime, triggerSummary } from '../../shared/format';
+import { fmtSince, fmtTime, fmtUntil, triggerSummary } from '../../shared/format';
 import { useInterval, useLoad, useNow } from '../../shared/hooks';
 import { useRunEvents } from '../../shared/live';
 import type { Page, Run, Task, TaskSummary } from '../../shared/model';
@@ -27,7 +27,7 @@ export function TasksPage({ canWrite }: { canWrite: boolean }) {
   const groups = useLoad(() => get<Page<Task>>('/tasks?limit=500').then((p) => [...new Set(p.items.map((x) => x.group))].sort()), []);
   const summaries = useLoad(() => get<TaskSummary[]>('/ui/task-summaries'), []);
   useInterval(() => void tasks.reload(), 10_000);
-  // A run of a task moved: refresh that task's last result (and nextFireAt, which the planner advances).
+  // A run of a task moved: refresh that task's last result.
   useRunEvents((run: Run) => {
     summaries.set((list) => {
       if (!list) return list;
@@ -140,7 +140,7 @@ export function TasksPage({ canWrite }: { canWrite: boolean }) {
           { header: t('Name'), cell: (x) => <Link to={`/tasks/${x.id}`} translate="no">{x.name}</Link> },
           { header: t('Group'), cell: (x) => x.group },
           { header: t('Trigger'), className: 'mono small', cell: (x) => triggerSummary(x.trigger) },
-          { header: t('Next fire'), cellProps: (x) => ({ title: fmtTime(x.nextFireAt) }), cell: (x) => (x.paused ? t('paused') : x.nextFireAt ? fmtAgo(x.nextFireAt, now) : '—') },
+          { header: t('Next fire'), cellProps: (x) => ({ title: fmtTime(x.nextFireAt) }), cell: (x) => (x.paused ? t('paused') : fmtUntil(x.nextFireAt, now)) },
           { header: t('Last result'), cell: (x) => <LastResult summary={byTask.get(x.id)} now={now} /> },
           { header: t('Status'), cell: (x) => (x.paused ? <span className="badge paused">{t('paused')}</span> : <span className="badge active">{t('active')}</span>) },
           canWrite && {

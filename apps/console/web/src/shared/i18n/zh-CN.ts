@@ -518,6 +518,7 @@ export const zhCN: Record<string, string> = {
   'Not dispatched this long after its fire time (a retry: its retry time; a run its rate or concurrency key held back: when the key let it go): START_LATE alarm.': '超过触发时间（重试：重试时间；被速率键或并发键暂缓的运行：键放行的时间）这么久仍未派发：产生“启动延迟”告警。',
   'Not found': '页面不存在',
   'not valid JSON: {{reason}}': '不是有效的 JSON：{{reason}}',
+  'now': '现在',
   'Nothing at': '没有页面：',
   'Notifications': '通知',
   'Now': '现在',
