@@ -9,8 +9,14 @@ type Parsed = ReturnType<typeof readConfigText>;
 /** What the worker is sent: a file to read, an export to write, or a plan to compute. */
 export type ConfigJob = { kind: 'read'; text: string; tenantId: string } | { kind: 'write'; file: ConfigFile; tenantId: string; shown: ExportShown } | { kind: 'plan'; input: PlanInput };
 
-/** The worker's heap (128 MB): a file within the YAML budget needs a few MB; past it, the worker stops and the file is refused, the console unharmed. */
-const WORKER_HEAP_MB = 128;
+/**
+ * The worker's heap (192 MB): reading a file holds its syntax tree and its document at once, about
+ * 1.2 KB an entry — a file at the edge of the YAML budget (yaml-budget: 100,000 entries) takes up
+ * to 125 MB, and a plan of it less (both versions of 400 tasks of 8 KB params, every one changed:
+ * under 32 MB). Past it, the worker stops and the file is refused naming `file`, the console
+ * unharmed. docs/MANUAL.md (Tasks as code) says so.
+ */
+export const WORKER_HEAP_MB = 192;
 
 interface Entry {
   job: ConfigJob;
@@ -34,6 +40,9 @@ export class ConfigThread {
   private readonly queue: Entry[] = [];
   private inFlight: Entry | undefined;
   private closed = false;
+
+  /** `heapMb`: its worker's heap (tests: a smaller one shows what a file costs). */
+  constructor(private readonly heapMb = WORKER_HEAP_MB) {}
 
   /** Jobs waiting or being worked on. */
   get load(): number {
@@ -82,7 +91,7 @@ export class ConfigThread {
 
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
-    const worker = startWorker(__dirname, 'config', { resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
+    const worker = startWorker(__dirname, 'config', { resourceLimits: { maxOldGenerationSizeMb: this.heapMb } });
     // Never what keeps the process alive: an embedding app that forgets close() still exits.
     worker.unref();
     let failure: Error | undefined;

@@ -5,7 +5,8 @@
  * 100, counted from indentation, brackets, `- ` and keys: up to twice the true depth, so params may
  * nest 40 levels; a pair inside brackets, `[a: b]`, is not counted, so a file refused for neither
  * nests under 200). Why: the library parses about 1 MB a second and holds the whole document in
- * the worker's heap, and some documents nested thousands deep abort a Node process inside it; the
+ * the worker's heap (with its syntax tree, about 1.2 KB an entry: ConfigThread's heap holds the
+ * budget's), and some documents nested thousands deep abort a Node process inside it; the
  * body limit of a file (4 MB, TASKS_AS_CODE_JSON_LIMIT) alone admits one of 350,000 one-line keys.
  * The count is one pass over the text that allocates nothing, and otherwise errs on the side of
  * counting more (a `[` inside a multi-line plain scalar, a `key: value` in a block scalar's first line).
