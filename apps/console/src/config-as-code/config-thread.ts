@@ -12,9 +12,10 @@ export type ConfigJob = { kind: 'read'; text: string; tenantId: string } | { kin
 /**
  * The worker's heap (192 MB): reading a file holds its syntax tree and its document at once, about
  * 1.2 KB an entry — a file at the edge of the YAML budget (yaml-budget: 100,000 entries) takes up
- * to 125 MB, and a plan of it less (both versions of 400 tasks of 8 KB params, every one changed:
- * under 32 MB). Past it, the worker stops and the file is refused naming `file`, the console
- * unharmed. docs/MANUAL.md (Tasks as code) says so.
+ * to 125 MB, 160 MB with a comment on every entry — and a plan of it less (both versions of 400
+ * tasks of 8 KB params, every one changed: under 32 MB). Past it (the budget does not count blank
+ * and comment lines: some 70 and 210 bytes each), the worker stops and the file is refused naming
+ * `file`, the console unharmed. docs/MANUAL.md (Tasks as code) says so.
  */
 export const WORKER_HEAP_MB = 192;
 
