@@ -55,13 +55,19 @@ describe('baton export | plan | apply', () => {
     expect(exportedAgain.stdout.replace(/^# .*\n/gm, '')).toBe(readFileSync(file, 'utf8').replace(/^# .*\n/gm, ''));
   }, 240_000);
 
-  it('a refused apply exits 1 naming the place in the file, and changes nothing', async () => {
+  it('a refused apply exits 1 naming the place in the file, each refusal once, and changes nothing', async () => {
     const file = join(dir, 'bad.yaml');
     writeFileSync(file, 'version: 1\ntasks:\n  - name: broken\n    executorApp: billing\n    handler: closeDay\n    trigger: { kind: CRON, expression: "0 0 99 * * *", timeZone: UTC }\n');
     const apply = await baton(production.adminKey, 'apply', '-f', file);
     expect(apply.code).toBe(1);
-    expect(apply.stderr).toContain('tasks[0].trigger.expression');
+    /** The refusal the CLI printed: its first line, then each field at fault once. */
+    const refusal = (stderr: string) => stderr.slice(stderr.indexOf('baton: POST')).trim().split('\n');
+    expect(refusal(apply.stderr)).toEqual(['baton: POST /api/config/apply: 400', expect.stringMatching(/^ {2}tasks\[0\]\.trigger\.expression: /)]);
     expect((await baton(production.adminKey, 'export')).stdout).not.toContain('broken');
+    // A YAML alias: the file's refusal says why (a billion laughs: docs/MANUAL.md).
+    writeFileSync(file, 'version: 1\nretention: &keep { runsMs: 86400000 }\ncalendars: [*keep]\n');
+    const plan = await baton(production.adminKey, 'plan', '-f', file);
+    expect(refusal(plan.stderr)).toEqual(['baton: POST /api/config/plan: 400', '  file: YAML anchors and aliases (&name, *name) are not accepted in a tasks file: &keep at line 2, column 18']);
   }, 240_000);
 
   it('export: an output file that cannot be written names -o and why (exit 2); a reader that closes the pipe early costs no stack', async () => {

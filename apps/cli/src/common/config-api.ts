@@ -1,3 +1,4 @@
+import { describeFieldErrors, type FieldError } from '@baton/protocol';
 import type { PlannedChange } from '../../../console/src/config-as-code/config-plan';
 import { ConsoleApiError } from './console-api-error';
 
@@ -18,18 +19,27 @@ async function call(api: ConsoleApi, method: 'GET' | 'POST', path: string, body?
   } catch (error) {
     throw new ConsoleApiError(`cannot reach the console at ${api.url} (${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}): set BATON_API_URL`);
   }
-  if (!res.ok) {
-    const text = await res.text();
-    let detail = text;
-    try {
-      const parsed = JSON.parse(text) as { message?: string; errors?: Array<{ field: string; reason: string }> };
-      detail = [parsed.message ?? text, ...(parsed.errors ?? []).map((e) => `  ${e.field}: ${e.reason}`)].join('\n');
-    } catch {
-      // not an ErrorBody: the text as it came
-    }
-    throw new ConsoleApiError(`${method} ${path}: ${res.status}\n${detail}`, res.status);
-  }
+  if (!res.ok) throw new ConsoleApiError(`${method} ${path}: ${res.status}\n${describeRefusal(await res.text())}`, res.status);
   return res;
+}
+
+/**
+ * A refusal's body as a terminal reads it: its message, then each field at fault on a line of its
+ * own — the message left out when it is only those fields again (a 400's `field: reason; …`), so
+ * each is printed once. Not an ErrorBody: the text as it came.
+ */
+export function describeRefusal(text: string): string {
+  let body: { message?: string; errors?: FieldError[] } | null;
+  try {
+    body = JSON.parse(text) as typeof body;
+  } catch {
+    return text;
+  }
+  if (typeof body !== 'object' || body === null) return text;
+  const errors = body.errors ?? [];
+  const message = body.message ?? text;
+  const fields = errors.map((e) => `  ${e.field}: ${e.reason}`);
+  return (errors.length > 0 && message === describeFieldErrors(errors) ? fields : [message, ...fields]).join('\n');
 }
 
 export async function exportFile(api: ConsoleApi): Promise<string> {
