@@ -40,6 +40,6 @@ function oneLineValue(source: string): string | null {
   } catch {
     return null;
   }
-  // A line break in a single-quoted value would be folded.
-  return typeof value === 'string' && !/[\n\r]/.test(value) ? value : null;
+  // A line break in a single-quoted value would be folded; another control character (\b, \f, \u0000…) is not printable there.
+  return typeof value === 'string' && !/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value) ? value : null;
 }
