@@ -10,6 +10,7 @@ import {
   findRunApproval,
   findRunAttempts,
   listRuns,
+  type ListedRun,
   readRunLogPage,
   type RunApprovalEntity,
   RunEntity,
@@ -30,7 +31,7 @@ import type { RunApprovalView, RunAttemptView, RunDetailView, RunQuery, RunSearc
 import { TenantHeavyWork } from '../common/tenant-heavy-work';
 import { searchInSlices } from '../common/search-in-slices';
 
-export function runView(row: RunEntity, taskName: string | null): RunView {
+export function runView(row: ListedRun, taskName: string | null): RunView {
   return {
     id: row.id,
     taskId: row.taskId,
