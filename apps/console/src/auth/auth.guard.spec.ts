@@ -85,11 +85,11 @@ describe('console guard and the session cookie', () => {
 
 describe("console guard and the tenant's admission", () => {
   /** An API-key GET of acme through the guard, answered on `response`. */
-  function throughGuard(admission: TenantAdmission, response: EventEmitter & { closed: boolean }): Promise<boolean> {
+  function throughGuard(admission: TenantAdmission, response: EventEmitter & { closed: boolean }, url = '/api/tasks'): Promise<boolean> {
     const auth = { authenticate: () => Promise.resolve(admin) } as unknown as AuthService;
     const reflector = { get: () => true, getAllAndOverride: () => 'tenant' } as unknown as Reflector;
     const guard = new ConsoleAuthGuard(reflector, auth, { sessionCookieSecure: 'auto' } as unknown as ResolvedConsoleOptions, admission);
-    const request = { method: 'GET', headers: { 'x-api-key': 'bk_x' }, socket: {} };
+    const request = { method: 'GET', url, headers: { 'x-api-key': 'bk_x' }, socket: {} };
     const context = {
       getType: () => 'http',
       getClass: () => Object,
@@ -105,6 +105,16 @@ describe("console guard and the tenant's admission", () => {
     const answer = response(false);
     expect(await throughGuard(admission, answer)).toBe(true);
     expect(admission.of('acme')).toEqual({ inFlight: 1, waiting: 0 });
+    answer.closed = true;
+    answer.emit('close');
+    expect(admission.of('acme')).toEqual({ inFlight: 0, waiting: 0 });
+  });
+
+  it('takes the places of the page a list call asks for (a place per 50 items)', async () => {
+    const admission = new TenantAdmission();
+    const answer = response(false);
+    expect(await throughGuard(admission, answer, '/api/runs?limit=200')).toBe(true);
+    expect(admission.of('acme')).toEqual({ inFlight: 4, waiting: 0 });
     answer.closed = true;
     answer.emit('close');
     expect(admission.of('acme')).toEqual({ inFlight: 0, waiting: 0 });

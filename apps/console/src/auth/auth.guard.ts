@@ -5,7 +5,7 @@ import { forbidden, unauthorized } from '../common/api-error';
 import { Access, ACCESS_KEY, CONSOLE_ROUTE_KEY } from '../common/access';
 import { CONSOLE_OPTIONS, type ResolvedConsoleOptions } from '../common/options';
 import type { AuthenticatedRequest, Principal } from '../common/principal';
-import { TenantAdmission, type ClosingResponse } from '../common/tenant-admission';
+import { requestWeight, TenantAdmission, type ClosingResponse } from '../common/tenant-admission';
 import { AuthService } from './auth.service';
 import { CsrfTokenRefusedError } from './csrf-token-refused-error';
 import { clearedSessionCookieLine, csrfRefusal, csrfTokenOf, requestCredential, secureCookieFor, type CookieSessionRequest } from './session-cookie';
@@ -38,8 +38,9 @@ export function isAllowed(principal: Principal, access: Exclude<Access, 'public'
  * cookie of an ended or unknown session is a 401 that clears the cookie.
  *
  * A tenant's request, once let through, waits for its place among the tenant's requests worked on
- * at once (TenantAdmission.admit: 429 TENANT_BUSY when too many wait), held until its answer has
- * been sent or its client has gone (gone during authentication: no place is taken).
+ * at once, weighed by the page it asks for (TenantAdmission.admit, requestWeight: 429 TENANT_BUSY
+ * when too many wait), held until its answer has been sent or its client has gone (gone during
+ * authentication: no place is taken).
  */
 @Injectable()
 export class ConsoleAuthGuard implements CanActivate {
@@ -89,7 +90,7 @@ export class ConsoleAuthGuard implements CanActivate {
             : 'This route is for tenant users',
       );
     }
-    if (principal.tenantId !== null) await this.admission.admit(principal.tenantId, context.switchToHttp().getResponse<ClosingResponse>());
+    if (principal.tenantId !== null) await this.admission.admit(principal.tenantId, context.switchToHttp().getResponse<ClosingResponse>(), requestWeight(request.url));
     return true;
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TenantAdmission, TENANT_REQUESTS_IN_FLIGHT, TENANT_REQUESTS_WAITING, type AdmissionTicket } from './tenant-admission';
+import { requestWeight, TenantAdmission, TENANT_REQUESTS_IN_FLIGHT, TENANT_REQUESTS_WAITING, type AdmissionTicket } from './tenant-admission';
 import { TenantBusyError } from './tenant-busy-error';
 
 /** Whether the ticket's request may be worked on yet (its `ready` settled as admitted). */
@@ -47,7 +47,7 @@ describe('TenantAdmission', () => {
     expect((refused as TenantBusyError).getStatus()).toBe(429);
     expect((refused as TenantBusyError).code).toBe('TENANT_BUSY');
     expect((refused as TenantBusyError).retryAfterSeconds).toBe(1);
-    expect((refused as TenantBusyError).message).toBe('1 requests of this tenant are being worked on and 2 are waiting; send again shortly');
+    expect((refused as TenantBusyError).message).toBe("this tenant's requests fill its places: 1 of 1 worked on, 2 of 2 waiting (a list page takes a place per 50 items it asks for); send again shortly");
     expect(() => admission.enter('b')).not.toThrow();
   });
 
@@ -63,6 +63,50 @@ describe('TenantAdmission', () => {
     first.leave();
     expect(await admitted(next)).toBe(true);
     next.leave();
+    expect(admission.of('a')).toEqual({ inFlight: 0, waiting: 0 });
+  });
+
+  it('weighs a list page by the items it asks for: a place per 50 (the default page), any other request one', () => {
+    expect(['/api/runs', '/api/runs?limit=20', '/api/runs?limit=50', '/api/runs?limit=51', '/api/runs?state=FAILED&limit=500', '/api/runs?limit=99999', '/api/runs?limit=abc', '/api/hooks/x'].map(requestWeight)).toEqual([1, 1, 1, 2, 10, 10, 1, 1]);
+  });
+
+  it("works on a page heavier than the tenant's places alone, lighter requests behind it wait their turn in order; another tenant goes at once", async () => {
+    const admission = new TenantAdmission({ inFlight: 8, waiting: 256 });
+    const light = admission.enter('a');
+    const heavy = admission.enter('a', 10);
+    const after = admission.enter('a');
+    expect(await Promise.all([light, heavy, after].map(admitted))).toEqual([true, false, false]);
+    expect(admission.of('a')).toEqual({ inFlight: 1, waiting: 9 });
+    expect(await admitted(admission.enter('b', 10))).toBe(true);
+    light.leave();
+    expect(await Promise.all([heavy, after].map(admitted))).toEqual([true, false]);
+    expect(admission.of('a')).toEqual({ inFlight: 8, waiting: 1 });
+    heavy.leave();
+    expect(await admitted(after)).toBe(true);
+    after.leave();
+    expect(admission.of('a')).toEqual({ inFlight: 0, waiting: 0 });
+  });
+
+  it("counts the places of the pages waiting: a flood of large pages is refused past the tenant's line, not let wait by the hundred", () => {
+    const admission = new TenantAdmission({ inFlight: 8, waiting: 24 });
+    for (let i = 0; i < 4; i++) admission.enter('a', 10); // one worked on, three waiting: 24 places
+    expect(() => admission.enter('a', 10)).toThrow(TenantBusyError);
+    expect(() => admission.enter('a')).toThrow(TenantBusyError);
+    expect(admission.of('a')).toEqual({ inFlight: 8, waiting: 24 });
+  });
+
+  it('lets the lighter requests behind a waiting page in when its client leaves', async () => {
+    const admission = new TenantAdmission({ inFlight: 8, waiting: 256 });
+    const first = admission.enter('a', 4);
+    const page = admission.enter('a', 8);
+    const light = admission.enter('a');
+    const refusal = page.ready.catch((err: unknown) => err);
+    page.leave();
+    expect(await refusal).toBeInstanceOf(TenantBusyError);
+    expect(await admitted(light)).toBe(true);
+    expect(admission.of('a')).toEqual({ inFlight: 5, waiting: 0 });
+    first.leave();
+    light.leave();
     expect(admission.of('a')).toEqual({ inFlight: 0, waiting: 0 });
   });
 });
