@@ -303,7 +303,7 @@ describe('libs/protocol/openapi.yaml', () => {
       [PATHS.callback]: { post: ['200', '400', '401', '409', '413', '422', '429', '503'] },
       [PATHS.callbackBatch]: { post: ['200', '400', '401', '404', '429'] },
       [PATHS.dispatchBatch]: { post: ['200', '400', '401', '404', '413'] },
-      [PATHS.heartbeat]: { post: ['200', '401', '403', '429'] },
+      [PATHS.heartbeat]: { post: ['200', '401', '403', '429', '503'] },
       [PATHS.wake]: { post: ['204', '400', '401', '429'] },
       [PATHS.cancelled]: { post: ['204', '400', '401', '429'] },
       '/xxl-job-admin/{tenant}/api/{uri}': { post: ['200', '429'] },

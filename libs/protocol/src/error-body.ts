@@ -18,7 +18,9 @@
  * - CONFLICT 409: the state forbids it (a duplicate name, a stale version, a stale callback);
  * - DEPENDENCY_CYCLE 409: the dependency edge would close a cycle (`cycle` names it, `errors` the edge's field);
  * - TASK_HAS_DEPENDENCIES 409: the task is in dependency edges (`dependencyIds`);
- * - PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, RATE_LIMITED 429, UNAVAILABLE 503;
+ * - PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, RATE_LIMITED 429;
+ * - UNAVAILABLE 503, with `Retry-After`: the database is unreachable (or the server is closing
+ *   its connections as it shuts down), or a write met lock conflicts in all its attempts; send again;
  * - TENANT_BUSY 429: the tenant already has as many requests worked on and waiting as it may —
  *   on an engine its signed requests, on a console its API requests; TENANT_RATE_LIMITED 429 (engine): the signing tenant
  *   sent more signed requests than its sustained rate on this engine. Both with `Retry-After`

@@ -91,6 +91,20 @@ describe('console error shape', () => {
     expect(response.json).toHaveBeenCalledWith(expect.objectContaining({ statusCode: 503, code: 'UNAVAILABLE', message: expect.stringMatching(/nothing was written: send it again/) }));
   });
 
+  it('answers a request that met the database unreachable 503 with Retry-After and the cause, not 500; warns one line, no stack', () => {
+    const { host, response } = hostFor();
+    const filter = new ConsoleExceptionFilter();
+    const logger = (filter as unknown as { logger: { warn: (message: string) => void; error: (message: string) => void } }).logger;
+    const warned = vi.spyOn(logger, 'warn').mockImplementation(() => undefined);
+    const failed = vi.spyOn(logger, 'error').mockImplementation(() => undefined);
+    filter.catch(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:3306'), { code: 'ECONNREFUSED', errno: -111, fatal: true }), host);
+    expect(response.status).toHaveBeenCalledWith(503);
+    expect(response.setHeader).toHaveBeenCalledWith('Retry-After', '5');
+    expect(response.json).toHaveBeenCalledWith({ statusCode: 503, code: 'UNAVAILABLE', error: 'Service Unavailable', message: 'the database is unreachable; try again shortly' });
+    expect(warned.mock.calls.map((c) => c[0])).toEqual(['GET /x: answered 503, the database is unreachable (connect ECONNREFUSED 127.0.0.1:3306)']);
+    expect(failed).not.toHaveBeenCalled();
+  });
+
   it("logs an unexpected error with the caller's trace context (traceparent), none without one", () => {
     const logged = vi.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
     try {

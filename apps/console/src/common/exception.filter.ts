@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { errorBody, fieldErrorBody, jsonDeeperThan, jsonDepthReason, findReservedKey, MAX_BODY_DEPTH, reservedKeyReason, retryAfterOf, toErrorBody, type ErrorBody } from '@baton/protocol';
-import { isTransientLockError, TRANSACTION_ATTEMPTS } from '@baton/persistence';
+import { databaseUnavailableMessage, DATABASE_RETRY_AFTER_S, isTransientLockError, TRANSACTION_ATTEMPTS } from '@baton/persistence';
 import { traceFields } from '@baton/tracing';
 import type { HttpRequest as Request, HttpResponse as Response } from './http';
 import { RetryLaterError } from './retry-later-error';
@@ -61,12 +61,6 @@ export function httpExceptionBody(exception: HttpException): ErrorBody {
 }
 
 /**
- * Every error the console answers is an ErrorBody (@baton/protocol): `{ statusCode, code,
- * error, message, errors? }`, unknown routes (404) included. Unexpected errors become a 500
- * INTERNAL without internals (they are logged); a transaction that met lock conflicts in every
- * attempt a 503 UNAVAILABLE with Retry-After: 1 (nothing was written; sending again is safe).
- */
-/**
  * A browser's page load (GET or HEAD, Accept: text/html) of a path outside the API: what the web
  * console's own not-found page should answer, not a JSON ErrorBody.
  */
@@ -78,6 +72,14 @@ export function isPageLoad(request: Request): boolean {
   return (Array.isArray(accept) ? accept.join(',') : (accept ?? '')).includes('text/html');
 }
 
+/**
+ * Every error the console answers is an ErrorBody (@baton/protocol): `{ statusCode, code,
+ * error, message, errors? }`, unknown routes (404) included. Unexpected errors become a 500
+ * INTERNAL without internals (they are logged); a transaction that met lock conflicts in every
+ * attempt a 503 UNAVAILABLE with Retry-After: 1 (nothing was written; sending again is safe); a
+ * database that cannot be used (unreachable, its pool closed: databaseUnavailableMessage) a 503
+ * UNAVAILABLE saying so, with Retry-After: DATABASE_RETRY_AFTER_S.
+ */
 @Catch()
 export class ConsoleExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('Console');
@@ -102,6 +104,14 @@ export class ConsoleExceptionFilter implements ExceptionFilter {
       this.logger.warn(`${request?.method} ${request?.url}: lock conflicts in all ${TRANSACTION_ATTEMPTS} attempts, answered 503`, traceFields(request?.headers?.traceparent));
       body = errorBody(503, { message: `Concurrent writes to the same rows conflicted in all ${TRANSACTION_ATTEMPTS} attempts; nothing was written: send it again` });
       retryAfter = 1;
+    }
+    const unavailable = body ? null : databaseUnavailableMessage(exception);
+    if (unavailable !== null) {
+      // The database is down, failing over, or this process is closing its pool: the request is
+      // sound and worth sending again shortly (a 500 would say it went wrong by itself).
+      this.logger.warn(`${request?.method} ${request?.url}: answered 503, ${unavailable.split(';')[0]} (${(exception as Error)?.message ?? String(exception)})`, traceFields(request?.headers?.traceparent));
+      body = errorBody(503, { message: unavailable });
+      retryAfter = DATABASE_RETRY_AFTER_S;
     }
     if (!body) {
       // A caller's traceparent (a trigger or a submission it traced) joins the line to its trace.

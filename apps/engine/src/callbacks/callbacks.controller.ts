@@ -1,6 +1,7 @@
 import { Controller, HttpException, Inject, Logger, Post, Req, Res } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import { CLOCK, type Clock } from '@baton/domain';
+import { databaseUnavailableMessage } from '@baton/persistence';
 import { errorBody, toErrorBody, MAX_CALLBACKS_PER_BATCH, PATHS, type CallbackBatchReply, type CallbackBatchResult, type CallbackConflict } from '@baton/protocol';
 import { traceFields } from '@baton/tracing';
 import { replyJson } from '../http/json-reply';
@@ -62,7 +63,7 @@ export class CallbacksController {
         const answer = await this.judge(tenantId, raw, `callbacks[${i}]`).catch((err: Error): Judgement => {
           const said = (raw ?? {}) as { runId?: unknown; traceparent?: unknown };
           this.logger.error(`callback ${i} of a batch failed: ${err.message}`, { tenantId, runId: Number(said.runId) || undefined, ...traceFields(said.traceparent) }, err.stack);
-          return { status: 503, body: errorBody(503, { message: 'not processed: retry it' }) };
+          return { status: 503, body: errorBody(503, { message: `not processed: ${databaseUnavailableMessage(err) ?? 'retry it'}` }) };
         });
         const key = (raw ?? {}) as { runId?: unknown; attempt?: unknown };
         return { runId: Number(key.runId) || 0, attempt: Number(key.attempt) || 0, status: answer.status, body: answer.body as CallbackBatchResult['body'] };
