@@ -174,7 +174,11 @@ describe.each(TEST_DATABASES)('console bad input on %s', (kind) => {
     { name: 'runs limit not a number', method: 'GET', url: '/api/runs?limit=ten', status: 400, field: 'limit' },
     { name: 'runs with a forged cursor', method: 'GET', url: '/api/runs?cursor=bm9wZQ', status: 400, field: 'cursor' },
     { name: 'runs with an unknown state', method: 'GET', url: '/api/runs?state=PENDING,EXPLODED', status: 400, field: 'state' },
-    { name: 'runs with an unknown query parameter', method: 'GET', url: '/api/runs?tenantId=other', status: 400, field: 'tenantId' },
+    { name: 'runs with an unknown query parameter', method: 'GET', url: '/api/runs?limit=5&colour=red', status: 400, field: 'colour' },
+    // A tenant's caller never names a tenant (its credential's is the one), on every route; operators' routes take ?tenantId=.
+    ...['/api/runs', '/api/load', '/api/dashboard', '/api/users', '/api/api-keys', '/api/audit', '/api/alarms', '/api/executors', '/api/auth/me'].map(
+      (path): Case => ({ name: `${path} naming a tenant`, method: 'GET', url: `${path}?tenantId=other`, status: 400, field: 'tenantId', reason: /^not taken here: a tenant's session or API key acts on its own tenant \(acme\); an operator names a tenant on \/api\/operator\/… routes$/ }),
+    ),
     { name: 'cancel a finished run', method: 'POST', url: () => `/api/runs/${finishedRunId}/cancel`, status: 409, field: 'state' },
     { name: 'alarms acked not a boolean', method: 'GET', url: '/api/alarms?acked=maybe', status: 400, field: 'acked' },
     { name: 'stats window zero', method: 'GET', url: '/api/stats?windowMs=0', status: 400, field: 'windowMs' },
@@ -272,6 +276,14 @@ describe.each(TEST_DATABASES)('console bad input on %s', (kind) => {
     // Nothing was written.
     expect(await rowCounts(db.dataSource)).toEqual(before);
     expect(await db.dataSource.getRepository(TaskEntity).findOneByOrFail({ id: cronTaskId })).toEqual(taskBefore);
+  });
+
+  it('tells an API key sent as a session token (Authorization: Bearer) that it goes in X-API-Key, and still answers a session unknown as such', async () => {
+    const asBearer = await t.http().get('/api/tasks').set({ Authorization: `Bearer ${a.adminKey['X-API-Key']}` });
+    expect(asBearer.status).toBe(401);
+    expect(asBearer.body).toMatchObject({ code: 'UNAUTHORIZED', message: 'This is an API key: send it in the X-API-Key header ("X-API-Key: bk_…"); Authorization: Bearer takes a session token' });
+    const unknown = await t.http().get('/api/tasks').set({ Authorization: 'Bearer no-such-session' });
+    expect(unknown.body).toMatchObject({ code: 'UNAUTHORIZED', message: 'Session expired or unknown; log in again' });
   });
 
   it('answers names stored before the rule for names as they are: an API key and an inbound webhook named with a space and a control character are listed, and work', async () => {

@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, HttpException, HttpStatus, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { HttpRequest as Request } from '../common/http';
-import { forbidden, unauthorized } from '../common/api-error';
+import { badRequest, forbidden, unauthorized } from '../common/api-error';
 import { Access, ACCESS_KEY, CONSOLE_ROUTE_KEY } from '../common/access';
 import { CONSOLE_OPTIONS, type ResolvedConsoleOptions } from '../common/options';
 import type { AuthenticatedRequest, Principal } from '../common/principal';
@@ -27,6 +27,11 @@ export function isAllowed(principal: Principal, access: Exclude<Access, 'public'
   }
 }
 
+/** Whether a request's query names a tenant (`?tenantId=`): what only an operator's routes take. */
+function namesTenant(url: string): boolean {
+  return new URLSearchParams(url.split('?')[1] ?? '').has('tenantId');
+}
+
 /**
  * The console's global guard. Every route of a `@ConsoleController` needs a principal
  * (session token or API key) unless marked `@Public()`, and the principal's role must fit the
@@ -36,6 +41,10 @@ export function isAllowed(principal: Principal, access: Exclude<Access, 'public'
  * from the session cookie (session-cookie.ts). A cookie-authenticated write (any method but
  * GET/HEAD/OPTIONS) must carry the CSRF token of its session in `X-CSRF-Token` (403 otherwise); a
  * cookie of an ended or unknown session is a 401 that clears the cookie.
+ *
+ * A tenant's caller never names a tenant: its tenant is its credential's, on every route, so a
+ * `?tenantId=` of its request is refused (400 naming it), never ignored or taken; operators'
+ * routes take it as their filter.
  *
  * A tenant's request, once let through, waits for its place among the tenant's requests worked on
  * at once, weighed by the page it asks for (TenantAdmission.admit, requestWeight: 429 TENANT_BUSY
@@ -89,6 +98,9 @@ export class ConsoleAuthGuard implements CanActivate {
             ? 'TENANT_ADMIN role required'
             : 'This route is for tenant users',
       );
+    }
+    if (principal.tenantId !== null && namesTenant(request.url)) {
+      throw badRequest([{ field: 'tenantId', reason: `not taken here: a tenant's session or API key acts on its own tenant (${principal.tenantId}); an operator names a tenant on /api/operator/… routes` }]);
     }
     if (principal.tenantId !== null) await this.admission.admit(principal.tenantId, context.switchToHttp().getResponse<ClosingResponse>(), requestWeight(request.url));
     return true;

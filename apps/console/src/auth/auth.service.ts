@@ -7,7 +7,7 @@ import { ApiError, badRequest, forbidden, unauthorized } from '../common/api-err
 import { CLOCK, Clock } from '../common/clock';
 import { CONSOLE_OPTIONS, ResolvedConsoleOptions } from '../common/options';
 import type { Principal } from '../common/principal';
-import { randomToken, sha256Hex } from '../common/secrets';
+import { API_KEY_MARK, randomToken, sha256Hex } from '../common/secrets';
 import type { LoginResponse } from './dto/login.dto';
 import { anonymousActor, auditChange, recordAudit } from '../audit';
 import { LoginThrottle, throttleAccount } from './login-throttle';
@@ -216,7 +216,11 @@ export class AuthService {
   private async fromSession(token: string): Promise<Principal> {
     const now = this.clock.now();
     const session = await findSessionUser(this.dataSource.manager, sha256Hex(token));
-    if (!session || session.expiresAt <= now) throw unauthorized('Session expired or unknown; log in again');
+    if (!session || session.expiresAt <= now) {
+      // An API key sent as a session token (a session token may start with bk_ too: only one that is no session is told so).
+      if (token.startsWith(API_KEY_MARK)) throw unauthorized(`This is an API key: send it in the X-API-Key header ("X-API-Key: ${API_KEY_MARK}…"); Authorization: Bearer takes a session token`);
+      throw unauthorized('Session expired or unknown; log in again');
+    }
     const { user } = session;
     if (user.disabled) throw unauthorized(`User "${user.username}" is disabled`);
     return {

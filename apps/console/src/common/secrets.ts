@@ -10,11 +10,13 @@ export function randomToken(): string {
   return randomBytes(32).toString('base64url');
 }
 
-/** API keys look like `bk_<43 chars>`; the first 10 characters are kept as the visible prefix. */
+/** What every API key starts with: `bk_<43 chars>`. */
+export const API_KEY_MARK = 'bk_';
+/** The first 10 characters of an API key are kept as its visible prefix. */
 export const API_KEY_PREFIX_LENGTH = 10;
 
 export function newApiKey(): { key: string; prefix: string; hash: string } {
-  const key = `bk_${randomToken()}`;
+  const key = `${API_KEY_MARK}${randomToken()}`;
   return { key, prefix: key.slice(0, API_KEY_PREFIX_LENGTH), hash: sha256Hex(key) };
 }
 
