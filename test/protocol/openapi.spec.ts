@@ -301,7 +301,7 @@ describe('libs/protocol/openapi.yaml', () => {
       [PATHS.status(0).replace('0', '{runId}')]: { get: ['200', '401'] },
       '/baton/health': { get: ['200'] },
       [PATHS.callback]: { post: ['200', '400', '401', '409', '413', '422', '429', '503'] },
-      [PATHS.callbackBatch]: { post: ['200', '400', '401', '404', '429'] },
+      [PATHS.callbackBatch]: { post: ['200', '400', '401', '404', '429', '503'] },
       [PATHS.dispatchBatch]: { post: ['200', '400', '401', '404', '413'] },
       [PATHS.heartbeat]: { post: ['200', '401', '403', '429', '503'] },
       [PATHS.wake]: { post: ['204', '400', '401', '429'] },
