@@ -123,10 +123,11 @@ describe('importQuartz', () => {
   });
 
   it("priority: Quartz's 5 is Baton's 0, kept within Baton's range (and listed when clamped)", () => {
-    const result = importQuartz(store([job('a'), job('b')], [cron('a', '0 0 1 * * ?', { priority: 7 }), cron('b', '0 0 1 * * ?', { priority: 500 })]), OPTIONS);
-    expect(result.tasks.map((t) => t.priority)).toEqual([2, 100]);
+    const result = importQuartz(store([job('a'), job('b'), job('c')], [cron('a', '0 0 1 * * ?', { priority: 7 }), cron('b', '0 0 1 * * ?', { priority: 1000 }), cron('c', '0 0 1 * * ?', { priority: -500 })]), OPTIONS);
+    expect(result.tasks.map((t) => t.priority)).toEqual([2, 100, -100]);
     expect(importQuartz(store([job('c')], [cron('c', '0 0 1 * * ?')]), OPTIONS).tasks[0]).not.toHaveProperty('priority'); // 0, the default
-    expect(result.entries[1].notes).toEqual([expect.stringMatching(/^priority 500 is beyond Baton's range/)]);
+    expect(result.entries[1].notes).toEqual(["priority 1000 (Baton 995, Quartz's 5 being Baton's 0) is above Baton's highest, 100: imported as 100"]);
+    expect(result.entries[2].notes).toEqual(["priority -500 (Baton -505, Quartz's 5 being Baton's 0) is below Baton's lowest, -100: imported as -100"]);
   });
 
   it('@DisallowConcurrentExecution becomes FORBID, with the difference listed', () => {
@@ -140,6 +141,12 @@ describe('importQuartz', () => {
     expect(importQuartz(store([job('s')], [simple(10, null)]), OPTIONS).tasks[0]).toMatchObject({ trigger: { kind: 'FIXED_RATE', intervalMs: 60_000 }, startAt: NOW, endAt: NOW + 600_000 });
     expect(importQuartz(store([job('s')], [simple(-1, NOW + 120_000)]), OPTIONS).tasks[0]).toMatchObject({ endAt: NOW + 119_999 });
     expect(importQuartz(store([job('s')], [simple(-1, null)]), OPTIONS).tasks[0]).not.toHaveProperty('endAt');
+    // Interval 0 with repeats: a row Quartz would not have stored, not a one-shot whose time has passed.
+    expect(importQuartz(store([job('s')], [cron('s', '', { type: 'SIMPLE', cron: null, simple: { repeatCount: -1, repeatInterval: 0, timesTriggered: 0 }, startTime: NOW - 1 })]), OPTIONS).entries[0]).toMatchObject({
+      task: null,
+      notes: ['not imported: it repeats (repeat count -1) every 0 ms: an interval of 0 is not a schedule (Quartz refuses it too: "Repeat Interval cannot be zero.")'],
+    });
+    expect(importQuartz(store([job('s')], [cron('s', '', { type: 'SIMPLE', cron: null, simple: { repeatCount: 0, repeatInterval: 0, timesTriggered: 0 }, startTime: NOW + 60_000 })]), OPTIONS).tasks[0].trigger).toEqual({ kind: 'ONCE', at: NOW + 60_000 });
     const everyCentury = cron('s', '', { type: 'SIMPLE', cron: null, simple: { repeatCount: -1, repeatInterval: 100 * 365 * 86_400_000, timesTriggered: 0 }, endTime: null });
     expect(importQuartz(store([job('s')], [everyCentury]), OPTIONS).entries[0]).toMatchObject({ task: null, notes: [expect.stringMatching(/^not imported: it repeats every 3153600000000 ms; Baton's longest interval/)] });
   });

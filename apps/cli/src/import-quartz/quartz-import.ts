@@ -161,7 +161,9 @@ function scheduleFieldsOf(trigger: QuartzTrigger, options: QuartzImportOptions, 
     }
     case 'SIMPLE': {
       const { repeatCount, repeatInterval } = trigger.simple!;
-      if (repeatCount === 0 || repeatInterval === 0) return { trigger: { kind: 'ONCE', at: trigger.startTime } };
+      if (repeatCount === 0) return { trigger: { kind: 'ONCE', at: trigger.startTime } };
+      // Quartz refuses to store it (SimpleTriggerImpl.validate): only a row edited by hand has one.
+      if (repeatInterval <= 0) return refuse(`it repeats (repeat count ${repeatCount}) every ${repeatInterval} ms: an interval of 0 is not a schedule (Quartz refuses it too: "Repeat Interval cannot be zero.")`);
       const problem = intervalProblem(repeatInterval);
       if (problem) return refuse(`it repeats every ${repeatInterval} ms; ${problem}`);
       // Quartz's end time is exclusive for a simple trigger; its repeat count bounds the grid (start + k × interval, k ≤ count).
@@ -253,7 +255,7 @@ function paramsOf(job: QuartzJob, trigger: QuartzTrigger | null, notes: string[]
 function priorityOf(priority: number, notes: string[]): { priority?: number } {
   const shifted = priority - 5;
   const clamped = Math.min(PRIORITY_MAX, Math.max(PRIORITY_MIN, shifted));
-  if (clamped !== shifted) notes.push(`priority ${priority} is beyond Baton's range: ${clamped + 5} is used (Baton ${clamped})`);
+  if (clamped !== shifted) notes.push(`priority ${priority} (Baton ${shifted}, Quartz's 5 being Baton's 0) is ${clamped === PRIORITY_MAX ? `above Baton's highest, ${PRIORITY_MAX}` : `below Baton's lowest, ${PRIORITY_MIN}`}: imported as ${clamped}`);
   return clamped === 0 ? {} : { priority: clamped };
 }
 

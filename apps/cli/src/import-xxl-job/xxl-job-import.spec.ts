@@ -53,6 +53,9 @@ describe('importXxlJob', () => {
     expect(unknown.task.trigger).toEqual({ kind: 'MANUAL' });
     expect(unknown.entry.notes[0]).toMatch(/^schedule type "FIX_DELAY" is unknown; XXL-JOB reads it as NONE/);
     expect(only(job(4, { scheduleType: 'FIX_RATE', scheduleConf: '0' })).entry.notes[0]).toMatch(/^not imported: fix rate "0"/);
+    // No cron or interval at all (a row edited by hand): said so, not quoted as a cron of 1 field.
+    expect(only(job(4, { scheduleConf: null })).entry.notes[0]).toBe('not imported: it is a CRON job with no cron (schedule_conf, job_cron before 2.3, is NULL or empty)');
+    expect(only(job(4, { scheduleType: 'FIX_RATE', scheduleConf: ' ' })).entry.notes[0]).toBe('not imported: it is a FIX_RATE job with no interval (schedule_conf is NULL or empty)');
     expect(only(job(4, { scheduleType: 'FIX_RATE', scheduleConf: '99999999999' })).entry.notes[0]).toMatch(/^not imported: fix rate 99999999999 s: Baton's longest interval is 315360000000 ms/);
     expect(only(job(5, { scheduleConf: '0 0 2 L-3 * ?' })).entry.notes[0]).toMatch(/^not imported: day-of-month "L-3"/);
     expect(only(job(6, { scheduleConf: '0 0 2 * * ? 2020' })).entry.notes[0]).toMatch(/^not imported: it has no fire time after/);

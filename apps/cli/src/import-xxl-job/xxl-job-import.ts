@@ -137,6 +137,7 @@ function scheduleOf(job: XxlJob, options: XxlJobImportOptions, notes: string[]):
     case 'NONE':
       return { trigger: { kind: 'MANUAL' }, misfirePolicy: misfire.value };
     case 'CRON': {
+      if (conf === '') return 'it is a CRON job with no cron (schedule_conf, job_cron before 2.3, is NULL or empty)';
       const zone = knownZone(options.timeZone);
       if (zone === null) return `time zone "${options.timeZone}" is not an IANA zone Baton knows`;
       const cron = translateQuartzCron(conf, zone);
@@ -146,6 +147,7 @@ function scheduleOf(job: XxlJob, options: XxlJobImportOptions, notes: string[]):
       break;
     }
     case 'FIX_RATE': {
+      if (conf === '') return 'it is a FIX_RATE job with no interval (schedule_conf is NULL or empty)';
       const seconds = /^\d+$/.test(conf) ? Number(conf) : NaN;
       if (!(seconds > 0)) return `fix rate "${conf}" is not a whole number of seconds above 0`;
       const problem = intervalProblem(seconds * 1000);

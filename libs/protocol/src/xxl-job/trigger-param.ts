@@ -11,7 +11,8 @@ import type { XxlBlockStrategy, XxlTriggerParam } from './messages';
  * ends the run at its deadline (TIMED_OUT, TIMEOUT alarm) and sends `kill`; the executor's own
  * timeout (a 502 callback) a second later is the backstop for a kill that did not arrive. A
  * shard's index and total are the broadcast's.
- * Params: a string as it is, nothing as "", other JSON as its text.
+ * Params: a string as it is, none (null, or `{}`: a task's default, no params) as "" — what
+ * XXL-JOB's admin passes for an empty parameter —, other JSON as its text.
  */
 export function xxlTriggerOf(request: DispatchRequest, blockStrategy: XxlBlockStrategy, now: number): XxlTriggerParam {
   return {
@@ -31,8 +32,12 @@ export function xxlTriggerOf(request: DispatchRequest, blockStrategy: XxlBlockSt
 }
 
 function paramsText(params: DispatchRequest['params']): string {
-  if (params === null || params === undefined) return '';
+  if (params === null || params === undefined || isEmptyObject(params)) return '';
   return typeof params === 'string' ? params : JSON.stringify(params);
+}
+
+function isEmptyObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
 }
 
 /**

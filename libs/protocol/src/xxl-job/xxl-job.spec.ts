@@ -62,6 +62,10 @@ describe('XXL-JOB trigger of a run', () => {
 
   it('params: a string as it is, nothing as "", other JSON as its text', () => {
     expect(xxlTriggerOf(request({ params: null }), 'SERIAL_EXECUTION', T).executorParams).toBe('');
+    // A task's default params, {} (an XXL-JOB job with an empty executor_param, imported): "" as XXL-JOB's admin passes it.
+    expect(xxlTriggerOf(request({ params: {} }), 'SERIAL_EXECUTION', T).executorParams).toBe('');
+    expect(xxlTriggerOf(request({ params: '' }), 'SERIAL_EXECUTION', T).executorParams).toBe('');
+    expect(xxlTriggerOf(request({ params: [] }), 'SERIAL_EXECUTION', T).executorParams).toBe('[]');
     expect(xxlTriggerOf(request({ params: { day: '2026-12-01', n: 3 } }), 'SERIAL_EXECUTION', T).executorParams).toBe('{"day":"2026-12-01","n":3}');
     expect(xxlTriggerOf(request({ params: 42 }), 'SERIAL_EXECUTION', T).executorParams).toBe('42');
   });
