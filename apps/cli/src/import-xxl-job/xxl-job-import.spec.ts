@@ -131,12 +131,26 @@ describe('importXxlJob', () => {
     expect(owed.entry.notes.join('\n')).toMatch(/XXL-JOB's next fire time 2026-12-31T18:00:00.000Z had passed when read and is at or before the cut-over instant: XXL-JOB owes that fire/);
   });
 
+  it('names the zone the crons were read in, once; --from: a next fire a zone offset away from Baton\'s first hints at --time-zone', () => {
+    const result = importXxlJob(tables([job(1), job(2, { scheduleType: 'NONE', scheduleConf: null })]), { ...OPTIONS, timeZone: 'UTC' });
+    expect(result.notes[0]).toMatch(/^Time zone: every cron is read in UTC \(--time-zone, default UTC\), as XXL-JOB's admin reads its crons in its JVM's zone\. If the admin runs in another .*import again with --time-zone <that zone>/);
+    expect(importXxlJob(tables([job(2, { scheduleType: 'NONE', scheduleConf: null })]), OPTIONS).notes.join('\n')).not.toMatch(/Time zone/); // no cron, nothing read in a zone
+    // Read after the instant: the admin (in Shanghai) computed 02:00 there, the import read the cron in UTC.
+    const from = Date.parse('2027-01-05T12:00:00Z');
+    const shanghai = job(1, { triggerNextTime: Date.parse('2027-01-05T18:00:00Z') });
+    const hinted = only(shanghai, { from, timeZone: 'UTC' }).entry.notes.join('\n');
+    expect(hinted).toContain("XXL-JOB's next fire time 2027-01-05T18:00:00.000Z differs from Baton's first, 2027-01-06T02:00:00.000Z: 8 h apart, as a time zone's offset is — the likely cause is the zone: the schedule was read in UTC (--time-zone), check it is the scheduler's");
+    expect(only(job(1, { triggerNextTime: Date.parse('2027-01-06T02:00:00Z') + 5.75 * 3_600_000 }), { from, timeZone: 'UTC' }).entry.notes.join('\n')).toContain(': 5 h 45 min apart, as a time zone');
+    expect(only(job(1, { triggerNextTime: Date.parse('2027-01-06T02:00:00Z') + 7 * 60_000 }), { from, timeZone: 'UTC' }).entry.notes.join('\n')).toMatch(/differs from Baton's first, 2027-01-06T02:00:00.000Z$/m); // no zone is 7 minutes off
+    expect(only(shanghai, { from }).entry.notes.join('\n')).not.toMatch(/differs/); // the right zone: the same fire
+  });
+
   it('gives up a run no executor took, as XXL-JOB fails the fire: every task onStartLate GIVE_UP, said once after the entries', () => {
     const result = importXxlJob(tables([job(1), job(2, { scheduleType: 'NONE', scheduleConf: null })]), OPTIONS);
     expect(result.tasks.map((task) => task.onStartLate)).toEqual(['GIVE_UP', 'GIVE_UP']);
     const file = importDocument('XXL-JOB', result, 'job');
     expect(file).toMatch(
-      /\n# 2 task\(s\) and 0 calendar\(s\) imported; 0 job\(s\) not imported\.\n#\n# Runs waiting for an executor: XXL-JOB fails a fire at once when no executor of its group is registered .*Every task is imported with onStartLate: GIVE_UP.*ends FAILED, not retried.*Set onStartLate: ALARM on a task whose every fire must run.*\n/,
+      /\n# 2 task\(s\) and 0 calendar\(s\) imported; 0 job\(s\) not imported\.\n#\n# Time zone: .*\n#\n# Runs waiting for an executor: XXL-JOB fails a fire at once when no executor of its group is registered .*Every task is imported with onStartLate: GIVE_UP.*ends FAILED, not retried.*Set onStartLate: ALARM on a task whose every fire must run.*\n/,
     );
   });
 

@@ -83,9 +83,15 @@ export function importXxlJob(tables: XxlJobTables, options: XxlJobImportOptions)
       else addDependency(edges, { parent, child: childTask, condition: 'ON_SUCCESS' }, notes, child);
     }
   }
+  if (result.tasks.some((task) => task.trigger.kind === 'CRON')) result.notes.push(cronZoneNote(knownZone(options.timeZone) ?? options.timeZone));
   result.notes.push(WAITING_FOR_AN_EXECUTOR);
   noteSecretParams(result);
   return result;
+}
+
+/** The zone every cron was read in, said once: XXL-JOB's rows do not hold it, and a wrong one moves every fire by its offset. */
+function cronZoneNote(zone: string): string {
+  return `Time zone: every cron is read in ${zone} (--time-zone, default UTC), as XXL-JOB's admin reads its crons in its JVM's zone. If the admin runs in another (its -Duser.timezone, else its host's), import again with --time-zone <that zone>: each cron task would fire off by the two zones' difference.`;
 }
 
 /** The job's task, or the reason it is not imported. */
@@ -162,7 +168,8 @@ function scheduleOf(job: XxlJob, options: XxlJobImportOptions, notes: string[]):
       notes.push(`schedule type "${job.scheduleType}" is unknown; XXL-JOB reads it as NONE (it never fires by itself): MANUAL`);
       return { trigger: { kind: 'MANUAL' }, misfirePolicy: misfire.value };
   }
-  const fired = options.from === null ? fields : firstFireFrom(fields, options.from, job.triggerNextTime > 0 ? job.triggerNextTime : null, SCHEDULER, notes, options.now);
+  const assumedZone = fields.trigger.kind === 'CRON' ? fields.trigger.timeZone : null;
+  const fired = options.from === null ? fields : firstFireFrom(fields, options.from, job.triggerNextTime > 0 ? job.triggerNextTime : null, SCHEDULER, notes, options.now, assumedZone);
   if (fired === null) return notes.shift()!.replace(/^not imported: /, '');
   const since = Math.max(options.now, options.from ?? -Infinity);
   const domainSchedule = scheduleOfFields(fired, options.now);
