@@ -10,7 +10,7 @@ import type { QuartzJob, QuartzStore, QuartzTrigger } from './quartz-rows';
 const NOW = Date.parse('2027-01-01T00:00:00Z');
 const OPTIONS: QuartzImportOptions = { executorApp: 'quartz', classes: {}, misfireThresholdMs: 60_000, defaultTimeZone: 'UTC', from: null, now: NOW, jobGroups: null };
 
-const job = (name: string, extra: Partial<QuartzJob> = {}): QuartzJob => ({ name, group: 'DEFAULT', description: null, className: 'com.acme.Job', nonConcurrent: false, jobData: null, ...extra });
+const job = (name: string, extra: Partial<QuartzJob> = {}): QuartzJob => ({ name, group: 'DEFAULT', description: null, className: 'com.acme.Job', nonConcurrent: false, persistsData: false, requestsRecovery: false, jobData: null, ...extra });
 const cron = (name: string, expression: string, extra: Partial<QuartzTrigger> = {}): QuartzTrigger => ({
   name,
   group: 'DEFAULT',
@@ -128,6 +128,18 @@ describe('importQuartz', () => {
     expect(importQuartz(store([job('c')], [cron('c', '0 0 1 * * ?')]), OPTIONS).tasks[0]).not.toHaveProperty('priority'); // 0, the default
     expect(result.entries[1].notes).toEqual(["priority 1000 (Baton 995, Quartz's 5 being Baton's 0) is above Baton's highest, 100: imported as 100"]);
     expect(result.entries[2].notes).toEqual(["priority -500 (Baton -505, Quartz's 5 being Baton's 0) is below Baton's lowest, -100: imported as -100"]);
+  });
+
+  it('@PersistJobDataAfterExecution and requestsRecovery are not dropped silently: each entry of the job says what Baton does instead', () => {
+    const result = importQuartz(store([job('cursor', { persistsData: true }), job('recover', { requestsRecovery: true }), job('plain'), job('by-hand', { persistsData: true, requestsRecovery: true })], [cron('cursor', '0 0 1 * * ?'), cron('recover', '0 0 1 * * ?'), cron('plain', '0 0 1 * * ?')]), OPTIONS);
+    expect(result.entries.map((e) => [e.source, e.notes.map((n) => n.replace(/ not carried: .*/, ''))])).toEqual([
+      ['trigger DEFAULT.cursor', ['@PersistJobDataAfterExecution']],
+      ['trigger DEFAULT.recover', ['requests recovery']],
+      ['trigger DEFAULT.plain', []],
+      ['job DEFAULT.by-hand', ['no trigger: imported as a MANUAL task (run by hand or as a dependency)', '@PersistJobDataAfterExecution', 'requests recovery']],
+    ]);
+    expect(result.entries[0].notes[0]).toMatch(/params are the same at every run, so a handler that needs something from run to run \(a cursor, the last id done\) keeps it itself/);
+    expect(result.entries[1].notes[0]).toMatch(/a run whose executor died fails — it runs again only by the task's retry policy \(retry\.maxAttempts, 1 by default: raise it\)$/);
   });
 
   it('@DisallowConcurrentExecution becomes FORBID, with the difference listed', () => {

@@ -227,10 +227,19 @@ function bounded(trigger: Trigger, startAt: number, endAt: number): Omit<Schedul
   return { trigger, startAt, ...(Number.isFinite(endAt) ? { endAt } : {}) };
 }
 
+/** What Baton does instead of a job's @PersistJobDataAfterExecution (IS_UPDATE_DATA). */
+const PERSISTS_DATA =
+  "@PersistJobDataAfterExecution not carried: Quartz stores the JobDataMap a run changed and hands it to the next run; a Baton task's params are the same at every run, so a handler that needs something from run to run (a cursor, the last id done) keeps it itself (in its own database)";
+/** What Baton does instead of a job's requestsRecovery (REQUESTS_RECOVERY). */
+const REQUESTS_RECOVERY =
+  "requests recovery not carried: Quartz runs the job again when its scheduler died while running it; Baton's work runs on an executor, which an engine's death does not stop, and a run whose executor died fails — it runs again only by the task's retry policy (retry.maxAttempts, 1 by default: raise it)";
+
 function executorOf(job: QuartzJob, options: QuartzImportOptions, notes: string[]): { executorApp: string; handler: string } {
   const mapped = options.classes[job.className] ?? {};
   const handler = mapped.handler ?? job.className;
   if (job.description) notes.push(`job description not carried (Baton tasks have none): "${job.description}"`);
+  if (job.persistsData) notes.push(PERSISTS_DATA);
+  if (job.requestsRecovery) notes.push(REQUESTS_RECOVERY);
   if (mapped.handler === undefined && handler.length > 100) notes.push(`job class name longer than 100 characters: map it to a handler (--map)`);
   return { executorApp: mapped.executorApp ?? options.executorApp, handler: handler.slice(0, 100) };
 }

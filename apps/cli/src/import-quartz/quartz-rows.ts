@@ -13,6 +13,10 @@ export interface QuartzJob {
   description: string | null;
   className: string;
   nonConcurrent: boolean;
+  /** IS_UPDATE_DATA: @PersistJobDataAfterExecution, the JobDataMap a run changed is stored for the next. */
+  persistsData: boolean;
+  /** REQUESTS_RECOVERY: run again when the scheduler died while running it. */
+  requestsRecovery: boolean;
   jobData: Buffer | null;
 }
 

@@ -22,7 +22,7 @@ export async function readQuartzStore(url: string, tablePrefix: string, schedule
   try {
     await conn.query('START TRANSACTION READ ONLY');
     const rows = async (sql: string) => (await conn.query<RowDataPacket[]>(sql, [scheduler]))[0];
-    const jobs = await rows(`SELECT JOB_NAME, JOB_GROUP, DESCRIPTION, JOB_CLASS_NAME, IS_NONCONCURRENT, JOB_DATA FROM ${t('JOB_DETAILS')} WHERE SCHED_NAME = ? ORDER BY JOB_GROUP, JOB_NAME`);
+    const jobs = await rows(`SELECT JOB_NAME, JOB_GROUP, DESCRIPTION, JOB_CLASS_NAME, IS_NONCONCURRENT, IS_UPDATE_DATA, REQUESTS_RECOVERY, JOB_DATA FROM ${t('JOB_DETAILS')} WHERE SCHED_NAME = ? ORDER BY JOB_GROUP, JOB_NAME`);
     const triggers = await rows(
       `SELECT tr.*, c.CRON_EXPRESSION, c.TIME_ZONE_ID, s.REPEAT_COUNT, s.REPEAT_INTERVAL, s.TIMES_TRIGGERED,
               p.STR_PROP_1, p.STR_PROP_2, p.STR_PROP_3, p.INT_PROP_1, p.INT_PROP_2, p.LONG_PROP_1, p.BOOL_PROP_1, p.BOOL_PROP_2, p.SCHED_NAME AS HAS_PROPS
@@ -53,7 +53,7 @@ const flag = (value: unknown) => value === true || value === 1 || value === '1' 
 const num = (value: unknown) => (value === null || value === undefined ? null : Number(value));
 
 function jobOf(r: RowDataPacket): QuartzJob {
-  return { name: r.JOB_NAME, group: r.JOB_GROUP, description: r.DESCRIPTION ?? null, className: r.JOB_CLASS_NAME, nonConcurrent: flag(r.IS_NONCONCURRENT), jobData: r.JOB_DATA ?? null };
+  return { name: r.JOB_NAME, group: r.JOB_GROUP, description: r.DESCRIPTION ?? null, className: r.JOB_CLASS_NAME, nonConcurrent: flag(r.IS_NONCONCURRENT), persistsData: flag(r.IS_UPDATE_DATA), requestsRecovery: flag(r.REQUESTS_RECOVERY), jobData: r.JOB_DATA ?? null };
 }
 
 function triggerOf(r: RowDataPacket): QuartzTrigger {
