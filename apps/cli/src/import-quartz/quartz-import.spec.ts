@@ -214,6 +214,17 @@ describe('importQuartz', () => {
     expect(importQuartz(store([job('plain')], [cron('plain', '0 0 1 * * ?')]), OPTIONS).notes.join('\n')).not.toMatch(/secret/i);
   });
 
+  it('params past Baton\'s limit (64,000 bytes as JSON): the trigger or job is listed, not written into a file plan and apply would refuse whole', () => {
+    const data = (bytes: number) => Buffer.from(`text=${'x'.repeat(bytes)}\n`, 'latin1');
+    const result = importQuartz(store([job('big', { jobData: data(64_000) }), job('fits', { jobData: data(63_000) }), job('alone', { jobData: data(70_000) })], [cron('big', '0 0 1 * * ?'), cron('fits', '0 0 1 * * ?')]), OPTIONS);
+    expect(result.tasks.map((t) => t.name)).toEqual(['fits']);
+    expect(result.entries.map((e) => [e.source, e.task, e.notes])).toEqual([
+      ['trigger DEFAULT.big', null, ["not imported: params is 64011 bytes as JSON; at most 64000 are allowed (a task's params; plan and apply would refuse the whole file with it)"]],
+      ['trigger DEFAULT.fits', 'fits', []],
+      ['job DEFAULT.alone', null, [expect.stringMatching(/^not imported: params is 70011 bytes as JSON; at most 64000 are allowed/)]],
+    ]);
+  });
+
   it('a job without a trigger is a MANUAL task', () => {
     expect(importQuartz(store([job('by-hand')], []), OPTIONS).tasks).toEqual([expect.objectContaining({ name: 'by-hand', trigger: { kind: 'MANUAL' } })]);
   });

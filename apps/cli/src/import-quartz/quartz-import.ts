@@ -13,6 +13,7 @@ import { QUARTZ_CRON_DST, translateQuartzCron } from '../import/quartz-cron';
 import { intervalProblem } from '../import/interval';
 import { NO_TIMEOUT_MS, NO_TIMEOUT_TEXT } from '../import/no-timeout';
 import { noteSecretParams } from '../import/secret-params';
+import { paramsLimitProblem } from '../import/params-limit';
 
 /** How jobs become tasks; every default is the CLI's (import.command.ts). */
 export interface QuartzImportOptions {
@@ -83,12 +84,18 @@ export function importQuartz(whole: QuartzStore, options: QuartzImportOptions): 
       entry.notes.unshift(`not imported: its calendar "${trigger.calendarName}" ${calendar ? calendar.reason : 'is not in the store'}`);
       continue;
     }
+    const params = paramsOf(job, trigger, entry.notes);
+    const tooLarge = paramsLimitProblem(params.params);
+    if (tooLarge !== null) {
+      entry.notes.unshift(`not imported: ${tooLarge}`);
+      continue;
+    }
     const named = [...(job.group === DEFAULT_GROUP ? [] : [job.group]), job.name, ...((triggersOf.get(key(job.group, job.name)) ?? 0) > 1 ? [trigger.name] : [])];
     const task: ImportedTask = {
       name: uniqueName(named),
       group: groupName(job.group),
       ...executorOf(job, options, entry.notes),
-      ...paramsOf(job, trigger, entry.notes),
+      ...params,
       ...schedule,
       misfireThresholdMs: options.misfireThresholdMs,
       timeoutMs: NO_TIMEOUT_MS,
@@ -105,10 +112,16 @@ export function importQuartz(whole: QuartzStore, options: QuartzImportOptions): 
   for (const job of store.jobs) {
     if (triggersOf.has(key(job.group, job.name))) continue;
     const entry: ImportEntry = { source: `job ${key(job.group, job.name)}`, task: null, notes: ['no trigger: imported as a MANUAL task (run by hand or as a dependency)'] };
-    const task: ImportedTask = { name: uniqueName([...(job.group === DEFAULT_GROUP ? [] : [job.group]), job.name]), group: groupName(job.group), ...executorOf(job, options, entry.notes), ...paramsOf(job, null, entry.notes), trigger: { kind: 'MANUAL' }, timeoutMs: NO_TIMEOUT_MS };
+    result.entries.push(entry);
+    const params = paramsOf(job, null, entry.notes);
+    const tooLarge = paramsLimitProblem(params.params);
+    if (tooLarge !== null) {
+      entry.notes.splice(0, 1, `not imported: ${tooLarge}`);
+      continue;
+    }
+    const task: ImportedTask = { name: uniqueName([...(job.group === DEFAULT_GROUP ? [] : [job.group]), job.name]), group: groupName(job.group), ...executorOf(job, options, entry.notes), ...params, trigger: { kind: 'MANUAL' }, timeoutMs: NO_TIMEOUT_MS };
     result.tasks.push(task);
     entry.task = task.name;
-    result.entries.push(entry);
   }
   result.notes.push(`Timeouts: a Quartz job has none, so every task's timeoutMs is ${NO_TIMEOUT_TEXT}, not Baton's default of 5 minutes, which would end a longer run TIMED_OUT. Lower it where a job should be stopped sooner.`);
   noteSecretParams(result);

@@ -93,6 +93,12 @@ describe('importXxlJob', () => {
     expect(only(job(1, { failRetryCount: 3, timeoutSeconds: 90 })).task).toMatchObject({ retry: { maxAttempts: 4 }, timeoutMs: 90_000 });
   });
 
+  it('a parameter past Baton\'s params limit (64,000 bytes as JSON) is listed, not written into a file plan and apply would refuse whole', () => {
+    const result = importXxlJob(tables([job(1, { param: 'x'.repeat(63_998) }), job(2, { param: 'x'.repeat(63_999) })]), OPTIONS);
+    expect(result.tasks.map((t) => t.name)).toEqual(['demoJobHandler-1']); // 63,998 characters and the JSON string's quotes: 64,000
+    expect(result.entries[1]).toEqual({ source: 'job 2', task: null, notes: ["not imported: params is 64001 bytes as JSON; at most 64000 are allowed (a task's params; plan and apply would refuse the whole file with it)"] });
+  });
+
   it('GLUE jobs and jobs without a handler are listed, not imported; --map names another app and handler', () => {
     expect(only(job(1, { glueType: 'GLUE_SHELL', handler: null })).entry).toMatchObject({ task: null, notes: [expect.stringMatching(/^not imported: a GLUE job \(GLUE_SHELL\)/)] });
     expect(only(job(1, { handler: ' ' })).entry.notes[0]).toBe('not imported: it has no executor_handler');

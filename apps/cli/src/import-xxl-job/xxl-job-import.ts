@@ -8,6 +8,7 @@ import { concurrencyPolicyOf, fanOutOf, misfirePolicyOf } from './xxl-job-strate
 import { intervalProblem } from '../import/interval';
 import { NO_TIMEOUT_MS } from '../import/no-timeout';
 import { noteSecretParams } from '../import/secret-params';
+import { paramsLimitProblem } from '../import/params-limit';
 
 /** How jobs become tasks; every default is the CLI's (import.command.ts). */
 export interface XxlJobImportOptions {
@@ -108,6 +109,8 @@ function taskOfJob(job: XxlJob, group: XxlJobGroup | undefined, options: XxlJobI
   if ('refused' in fanOut) return fanOut.refused;
   const schedule = scheduleOf(job, options, notes);
   if (typeof schedule === 'string') return schedule;
+  const params = paramsLimitProblem(job.param ?? undefined);
+  if (params !== null) return params;
 
   const concurrency = concurrencyPolicyOf(job.blockStrategy);
   for (const difference of [fanOut.difference, concurrency.difference]) if (difference) notes.push(difference);
