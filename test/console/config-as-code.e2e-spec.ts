@@ -160,6 +160,24 @@ describe.each(TEST_DATABASES)('tasks as code on %s', (kind) => {
     expect(await exportOf(gamma.admin)).toBe(before);
   });
 
+  it("keeps an imported task's importedFrom (in its export; not in a copy) and refuses a file creating a second task of the same item, naming both", async () => {
+    const imported = await seedTenant(t, db.dataSource, 'imported');
+    const job = (name: string) => `version: 1\ntasks:\n  - { name: ${name}, executorApp: reports, handler: build-report, trigger: { kind: MANUAL }, importedFrom: "xxl-job:xxl_job/xxl_job_ job 1" }\n`;
+    expect((await post('apply', imported.adminKey, job('build-report-1'))).status).toBe(200);
+    expect(await exportOf(imported.admin)).toContain('importedFrom: xxl-job:xxl_job/xxl_job_ job 1\n');
+    // Imported again under another name (the map changed): the job would fire twice.
+    for (const route of ['plan', 'apply'] as const) {
+      const refused = await post(route, imported.adminKey, job('demoJobHandler-1'));
+      expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+      expect(refused.body.errors).toEqual([{ field: 'tasks[0].importedFrom', reason: expect.stringMatching(/^task "demoJobHandler-1" would be created imported from "xxl-job:xxl_job\/xxl_job_ job 1", as the tenant's task "build-report-1" is, which this file does not name: both would fire\. /) }]);
+    }
+    expect((await post('plan', imported.adminKey, job('demoJobHandler-1'), true)).status).toBe(200); // --prune deletes the old one
+    const [task] = (await t.http().get('/api/tasks').set(imported.admin)).body.items;
+    expect(task).toMatchObject({ name: 'build-report-1', importedFrom: 'xxl-job:xxl_job/xxl_job_ job 1', drifted: false });
+    const copy = await t.http().post(`/api/tasks/${task.id}/copy`).set(imported.admin).send({ name: 'build-report-1-copy' });
+    expect(copy.body).toMatchObject({ name: 'build-report-1-copy', importedFrom: null });
+  });
+
   it.skipIf(kind !== 'mysql')('an apply waits for an edge the API is saving (both lock the tenant row), so the two cannot close a cycle together', async () => {
     const pair = 'version: 1\ntasks:\n  - { name: ra, executorApp: a, handler: h, trigger: { kind: MANUAL } }\n  - { name: rb, executorApp: a, handler: h, trigger: { kind: MANUAL } }\n';
     expect((await post('apply', beta.adminKey, pair)).status).toBe(200);

@@ -75,6 +75,7 @@ export {
   MAX_HANDLER_LENGTH,
   MAX_PAUSE_AFTER_FAILURES,
   MAX_SHARDS,
+  MAX_IMPORTED_FROM_LENGTH,
 } from './task/validate-task';
 export { taskDefaults, withTaskDefaults } from './task/task-defaults';
 export type { TaskInput, DefaultedTaskFields } from './task/task-defaults';

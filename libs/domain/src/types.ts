@@ -414,6 +414,12 @@ export interface TaskDefinition {
   debounce: KeyDebounce | null;
   /** At most `limit` runs per period per key of submissions (events, triggers, batches). Null (default): none. */
   throttle: KeyThrottle | null;
+  /**
+   * The item of another scheduler this task was imported from (`baton import`: a Quartz trigger,
+   * an XXL-JOB job), as text; tasks as code refuse to create a task with the same one as another
+   * task kept beside it, which would fire the same job twice. Null (default): not imported.
+   */
+  importedFrom: string | null;
 }
 
 /** BACKFILL: a past fire run late on purpose (POST /api/tasks/{id}/backfill). SHARD: one part of a fan-out run (its parent_run_id). EVENT: started by an event (POST /api/events). */

@@ -197,6 +197,8 @@ function hintFor(name: string, schema: Schema): fc.Arbitrary<unknown> | null {
       return fc.constantFrom(undefined, 1, 2);
     case 'description':
       return fc.string({ maxLength: 40 });
+    case 'importedFrom':
+      return fc.option(fc.stringMatching(/^[a-z]+:[a-z_]+ job [1-9]\d{0,3}$/), { nil: null });
     case 'overlapSeconds':
       return ms(0, 604_800);
     default:

@@ -1,4 +1,4 @@
-import { ALARM_TYPES, API_KEY_PRINCIPAL_PREFIX, APPROVAL_OUTCOMES, APPROVER_ROLES, CONCURRENCY_POLICIES, DEPENDENCY_CONDITIONS, MAX_APPROVAL_TIMEOUT_MS, MAX_API_KEY_NAME_LENGTH, MAX_APPROVAL_USERS, MAX_USERNAME_LENGTH, MIN_APPROVAL_TIMEOUT_MS, FAN_OUT_FAIL_WHEN, FAN_OUT_MODES, MISFIRE_POLICIES, REPEATED_TIME_POLICIES, SEVERITIES, SKIPPED_TIME_POLICIES, START_LATE_POLICIES, WEBHOOK_EVENT_TYPES, KEY_ON_LIMIT, MAX_DEBOUNCE_WAIT_MS, MAX_KEY_GROUP_LENGTH, MAX_KEY_LIMIT, MAX_KEY_RATE, MIN_KEY_RATE, MAX_THROTTLE_LIMIT, MAX_WINDOW_MS, MIN_WINDOW_MS, THROTTLE_KEEP, JSON_PATH_PATTERN, MAX_JSON_PATH_LENGTH } from '@baton/domain';
+import { ALARM_TYPES, API_KEY_PRINCIPAL_PREFIX, APPROVAL_OUTCOMES, APPROVER_ROLES, CONCURRENCY_POLICIES, DEPENDENCY_CONDITIONS, MAX_APPROVAL_TIMEOUT_MS, MAX_API_KEY_NAME_LENGTH, MAX_APPROVAL_USERS, MAX_USERNAME_LENGTH, MIN_APPROVAL_TIMEOUT_MS, FAN_OUT_FAIL_WHEN, FAN_OUT_MODES, MISFIRE_POLICIES, REPEATED_TIME_POLICIES, SEVERITIES, SKIPPED_TIME_POLICIES, START_LATE_POLICIES, WEBHOOK_EVENT_TYPES, KEY_ON_LIMIT, MAX_DEBOUNCE_WAIT_MS, MAX_KEY_GROUP_LENGTH, MAX_KEY_LIMIT, MAX_KEY_RATE, MIN_KEY_RATE, MAX_THROTTLE_LIMIT, MAX_WINDOW_MS, MIN_WINDOW_MS, THROTTLE_KEEP, JSON_PATH_PATTERN, MAX_JSON_PATH_LENGTH, MAX_IMPORTED_FROM_LENGTH } from '@baton/domain';
 import { CONFIG_FILE_VERSION } from './config-file';
 
 const nullable = (schema: object) => ({ oneOf: [schema, { type: 'null' }] });
@@ -109,6 +109,7 @@ export const CONFIG_FILE_SCHEMA = {
           alarms: { type: 'object', additionalProperties: false, properties: { types: { type: 'array', items: { enum: [...ALARM_TYPES] } }, silenceMs: ms } },
           paused: { type: 'boolean', default: false },
           pauseAfterFailures: nullable({ type: 'integer', minimum: 1 }),
+          importedFrom: nullable({ type: 'string', minLength: 1, maxLength: MAX_IMPORTED_FROM_LENGTH, description: 'the item of another scheduler the task was imported from (baton import writes it); a file creating a task of the same one as a task kept beside it is refused (it would fire twice)' }),
           fanOut: { type: 'object', additionalProperties: false, properties: { mode: { enum: [...FAN_OUT_MODES] }, shards: nullable({ type: 'integer', minimum: 1, maximum: 1000 }), failWhen: { enum: [...FAN_OUT_FAIL_WHEN] } } },
           concurrency: nullable({
             type: 'object',

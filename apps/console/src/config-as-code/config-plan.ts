@@ -1,6 +1,6 @@
 import { diffFields, findCycle, type DependencyEdge, type FieldChange, type FieldError } from '@baton/domain';
 import { scheduleChanged } from '../tasks/schedule';
-import type { FileTask } from '../tasks/file-task';
+import { definitionOf, type FileTask } from '../tasks/file-task';
 import type { ConfigFile, FileDependency } from './config-file';
 import type { ConfigChangeAction, ConfigChangeKind } from '../api-types';
 
@@ -46,7 +46,7 @@ export function planChanges(current: ConfigFile, desired: ConfigFile, prune: boo
       changes.push(change);
       continue;
     }
-    if (change.action === 'create' || (change.action === 'update' && before && after && scheduleChanged({ ...before, tenantId: '' }, { ...after, tenantId: '' }))) {
+    if (change.action === 'create' || (change.action === 'update' && before && after && scheduleChanged(definitionOf(before, ''), definitionOf(after, '')))) {
       change.nextFireTimes = { before: before ? fireTimes(before, 'before') : [], after: fireTimes(after!, 'after') };
     }
     changes.push(change);
@@ -61,8 +61,9 @@ export type FileRefusal = { errors: FieldError[] } | { cycle: string[]; field: s
 /**
  * What an apply of `desired` would refuse for what the file names rather than for what a field
  * holds: a task's calendar, a dependency's tasks — in the file, or the tenant's (none but the
- * file's with `prune`, which deletes the others) — and a dependency cycle in the tenant's edges
- * after it. Plan and apply both ask, so a file `baton plan` passes is one `baton apply` takes.
+ * file's with `prune`, which deletes the others) —, a task it creates imported from the same item
+ * as another task the tenant would keep (importedTwice), and a dependency cycle in the tenant's
+ * edges after it. Plan and apply both ask, so a file `baton plan` passes is one `baton apply` takes.
  */
 export function fileRefusal(current: ConfigFile, desired: ConfigFile, prune: boolean): FileRefusal | null {
   const kept = <T extends { name: string }>(mine: readonly T[], theirs: readonly T[]) => new Set([...mine, ...(prune ? [] : theirs)].map((x) => x.name));
@@ -76,6 +77,7 @@ export function fileRefusal(current: ConfigFile, desired: ConfigFile, prune: boo
   desired.dependencies.forEach((d, i) => {
     for (const end of ['parent', 'child'] as const) if (!tasks.has(d[end])) errors.push({ field: `dependencies[${i}].${end}`, reason: `no task named "${d[end]}" (${where})` });
   });
+  errors.push(...importedTwice(current, desired, prune));
   if (errors.length > 0) return { errors };
   const wanted = new Set(desired.dependencies.map(edgeName));
   // The edges the tenant keeps besides the file's: none with prune.
@@ -86,6 +88,37 @@ export function fileRefusal(current: ConfigFile, desired: ConfigFile, prune: boo
     edges.push(edge);
   }
   return null;
+}
+
+/**
+ * Each task the file creates whose importedFrom another task of the tenant after the apply has:
+ * a re-import that named a job's task otherwise (an XXL-JOB handler mapped differently, a Quartz
+ * job that gained a trigger) would make a second task of the job beside the first, and the job
+ * would fire twice. Both tasks are named, and how to keep one.
+ */
+function importedTwice(current: ConfigFile, desired: ConfigFile, prune: boolean): FieldError[] {
+  const named = new Set(desired.tasks.map((t) => t.name));
+  const existing = new Set(current.tasks.map((t) => t.name));
+  const kept = new Map<string, string>();
+  if (!prune) for (const task of current.tasks) if (task.importedFrom !== undefined && !named.has(task.name)) kept.set(task.importedFrom, task.name);
+  const inFile = new Map<string, number[]>();
+  desired.tasks.forEach((task, i) => {
+    if (task.importedFrom !== undefined) inFile.set(task.importedFrom, [...(inFile.get(task.importedFrom) ?? []), i]);
+  });
+  const errors: FieldError[] = [];
+  desired.tasks.forEach((task, i) => {
+    const source = task.importedFrom;
+    if (source === undefined || existing.has(task.name)) return;
+    const field = `tasks[${i}].importedFrom`;
+    const keptTask = kept.get(source);
+    if (keptTask !== undefined) {
+      errors.push({ field, reason: `task "${task.name}" would be created imported from "${source}", as the tenant's task "${keptTask}" is, which this file does not name: both would fire. Name it "${keptTask}" in the file to update that task, or delete "${keptTask}" (apply --prune deletes the tasks a file does not name)` });
+    }
+    for (const j of inFile.get(source)!) {
+      if (j !== i) errors.push({ field, reason: `task "${task.name}" would be created imported from "${source}", as tasks[${j}] "${desired.tasks[j].name}" is: both would fire; keep one` });
+    }
+  });
+  return errors;
 }
 
 function diffNamed<T>(kind: ChangeKind, current: readonly T[], desired: readonly T[], prune: boolean, nameOf: (item: T) => string): PlannedChange[] {

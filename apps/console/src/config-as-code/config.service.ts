@@ -45,7 +45,7 @@ import { ParamsCheck } from '../tasks/params-check';
 import { TaskEditsService } from '../tasks/task-edits.service';
 import { TaskRemovalService } from '../tasks/task-removal.service';
 import { WebhooksService } from '../webhooks/webhooks.service';
-import type { FileTask } from '../tasks/file-task';
+import { definitionOf, type FileTask } from '../tasks/file-task';
 import type { ConfigFile, ExportShown } from './config-file';
 import { edgeName, fileRefusal, type PlannedChange } from './config-plan';
 import { readSnapshot, TENANT_RETENTION_ROW, type Snapshot } from './config-snapshot';
@@ -179,7 +179,7 @@ export class ConfigService implements OnApplicationShutdown {
     }
     if (read.file.retention) errors.push(...validateRetention(read.file.retention, this.options.retentionCeiling, 'retention.'));
     if (errors.length > 0) throw badRequest(errors);
-    await this.params.assertFit(this.dataSource.manager, tenantId, read.file.tasks.map((t) => ({ ...t, tenantId })), (i) => `tasks[${i}].`);
+    await this.params.assertFit(this.dataSource.manager, tenantId, read.file.tasks.map((t) => definitionOf(t, tenantId)), (i) => `tasks[${i}].`);
     return read.file;
   }
 
@@ -240,7 +240,7 @@ export class ConfigService implements OnApplicationShutdown {
     for (const [i, task] of desired.tasks.entries()) {
       // Each new row's first fire time is cron arithmetic: 5,000 at once held the event loop up to 0.7 s (MariaDB, a loaded machine); other requests are served between slices.
       if (i > 0 && i % ROWS_A_TURN === 0) await nextTurn();
-      const definition: TaskDefinition = { ...task, tenantId };
+      const definition = definitionOf(task, tenantId);
       if (create.has(task.name)) {
         const row = newTaskRow(definition, tenant.engineGroup, calendarOf(task), now);
         if ('field' in row) errors.push({ ...row, field: `tasks[${i}].${row.field}` });
@@ -269,7 +269,7 @@ export class ConfigService implements OnApplicationShutdown {
     await insertTasks(em, created);
     if (created.length > 0) {
       for (const row of await findTasksByName(em, tenantId, created.map((r) => r.name))) ids.set(row.name, row.id);
-      for (const row of created) versions.push({ tenantId, taskId: ids.get(row.name)!, version: 1, definition: { ...desired.tasks.find((t) => t.name === row.name)!, tenantId } });
+      for (const row of created) versions.push({ tenantId, taskId: ids.get(row.name)!, version: 1, definition: definitionOf(desired.tasks.find((t) => t.name === row.name)!, tenantId) });
     }
     await keepTaskVersions(em, versions, this.clock.now());
     return ids;

@@ -1,8 +1,8 @@
-import type { ExclusionCalendar, FieldError, TaskDefinition } from '@baton/domain';
+import type { ExclusionCalendar, FieldError } from '@baton/domain';
 import { taskEntityToDefinition } from '@baton/persistence';
 import { newTaskRow } from '../tasks/new-task-row';
 import { savedFireCursor } from '../tasks/schedule';
-import type { FileTask } from '../tasks/file-task';
+import { definitionOf, type FileTask } from '../tasks/file-task';
 import type { ConfigFile } from './config-file';
 import type { Snapshot } from './config-snapshot';
 
@@ -26,7 +26,7 @@ export function neverFiringTasks(tenantId: string, snapshot: Snapshot, desired: 
   const errors: FieldError[] = [];
   desired.tasks.forEach((task, i) => {
     if (!mayEnd(task)) return;
-    const definition: TaskDefinition = { ...task, tenantId };
+    const definition = definitionOf(task, tenantId);
     const calendar = task.calendarName === null ? null : (calendars.get(task.calendarName) ?? null);
     const stored = snapshot.tasks.get(task.name);
     const checked = stored

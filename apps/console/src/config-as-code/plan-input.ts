@@ -1,5 +1,6 @@
 import { nextFireTimes, type ExclusionCalendar } from '@baton/domain';
 import { scheduleOf } from '../tasks/schedule';
+import { definitionOf } from '../tasks/file-task';
 import type { ConfigFile } from './config-file';
 import { planChanges, type PlannedChange } from './config-plan';
 
@@ -32,7 +33,7 @@ export function planOf(input: PlanInput, previews = true): PlannedChange[] {
     const row = rows[task.name];
     const calendars = side === 'before' ? calendarsBefore : calendarsAfter;
     const calendar = task.calendarName === null ? null : (calendars.get(task.calendarName) ?? null);
-    const schedule = scheduleOf({ ...task, tenantId: '' }, { fireCount: side === 'before' ? (row?.fireCount ?? 0) : 0, createdAt: row?.createdAt ?? now }, calendar);
+    const schedule = scheduleOf(definitionOf(task, ''), { fireCount: side === 'before' ? (row?.fireCount ?? 0) : 0, createdAt: row?.createdAt ?? now }, calendar);
     return nextFireTimes(schedule, now, FIRE_TIMES_SHOWN);
   });
 }

@@ -1,7 +1,15 @@
 import type { TaskDefinition } from '@baton/domain';
 
-/** A task as the file has it: its whole definition but the tenant. */
-export type FileTask = Omit<TaskDefinition, 'tenantId'>;
+/**
+ * A task as the file has it: its whole definition but the tenant, `importedFrom` only when it has
+ * one (a task not imported reads as it did before the field was, its managed hash unchanged).
+ */
+export type FileTask = Omit<TaskDefinition, 'tenantId' | 'importedFrom'> & { importedFrom?: string };
+
+/** The definition of a file's task for the tenant. */
+export function definitionOf(task: FileTask, tenantId: string): TaskDefinition {
+  return { ...task, importedFrom: task.importedFrom ?? null, tenantId };
+}
 
 /** The file's form of a task definition: the definition's keys in their one order, the tenant left out. */
 export function fileTask(definition: TaskDefinition): FileTask {
@@ -32,6 +40,7 @@ export function fileTask(definition: TaskDefinition): FileTask {
     rateLimit: definition.rateLimit && { key: definition.rateLimit.key, perSecond: definition.rateLimit.perSecond, burst: definition.rateLimit.burst, ...groupOf(definition.rateLimit) },
     debounce: definition.debounce && { key: definition.debounce.key, quietMs: definition.debounce.quietMs, maxWaitMs: definition.debounce.maxWaitMs },
     throttle: definition.throttle && { key: definition.throttle.key, limit: definition.throttle.limit, periodMs: definition.throttle.periodMs, keep: definition.throttle.keep },
+    ...(definition.importedFrom === null ? {} : { importedFrom: definition.importedFrom }),
   };
 }
 

@@ -105,13 +105,14 @@ export class TaskCreationService {
   /**
    * A new task with another task's whole definition under a new name (its params, trigger,
    * calendar, retry, alarms…), checked and saved as create() saves one; its fire count starts at
-   * zero. `paused` (default: the source's) lets a copy be reviewed before it fires.
+   * zero, and it has no importedFrom. `paused` (default: the source's) lets a copy be reviewed before it fires.
    */
   async copy(tenantId: string, id: number, name: unknown, paused: unknown): Promise<TaskView> {
     const row = await findTask(this.dataSource.manager, tenantId, id);
     if (!row) throw notFound('Task', id);
     const { tenantId: _owner, ...definition } = await definitionOf(this.dataSource.manager, row);
-    return this.create(tenantId, { ...definition, name, paused: paused === undefined ? definition.paused : paused } as TaskBodyDto);
+    // A copy is another task, not the item the source was imported from.
+    return this.create(tenantId, { ...definition, name, paused: paused === undefined ? definition.paused : paused, importedFrom: null } as TaskBodyDto);
   }
 
   /** createMany's refusingTakenName: a name taken by a concurrent writer after the check is a 409 too (nothing was created). */

@@ -20,6 +20,7 @@ export function taskView(row: TaskEntity, calendarName: string | null, plannedFi
   return {
     id: row.id,
     ...fileTask(definition),
+    importedFrom: definition.importedFrom,
     fireCount: row.fireCount,
     nextFireAt: plannedFire === null || (row.nextFireAt !== null && row.nextFireAt < plannedFire) ? row.nextFireAt : plannedFire,
     createdAt: row.createdAt,

@@ -28,6 +28,7 @@ describe('taskDefaults', () => {
       debounce: null,
       throttle: null,
       fanOut: { mode: 'SINGLE', shards: null, failWhen: 'ANY_SHARD_FAILS' },
+      importedFrom: null,
     });
   });
 

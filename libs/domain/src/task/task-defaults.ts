@@ -33,6 +33,7 @@ export function taskDefaults(): DefaultedTaskFields {
     debounce: null,
     throttle: null,
     fanOut: { mode: 'SINGLE', shards: null, failWhen: 'ANY_SHARD_FAILS' },
+    importedFrom: null,
   };
 }
 

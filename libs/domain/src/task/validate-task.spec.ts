@@ -29,6 +29,7 @@ const full = {
   calendarName: 'de-holidays',
   alarms: { types: ['FAILED', 'TIMEOUT'], silenceMs: 0 },
   paused: true,
+  importedFrom: `quartz:scheduler/QRTZ_/Legacy trigger 报表.${'t'.repeat(959)}`, // 1000 characters, any but control ones
 };
 
 /** The fields named by the errors for `minimal` changed by `patch`. */
@@ -45,7 +46,7 @@ describe('validateTask — valid inputs', () => {
   });
 
   it('accepts explicit nulls where null is meaningful', () => {
-    expect(validateTask({ ...minimal, startAt: null, endAt: null, maxFires: null, calendarName: null })).toEqual([]);
+    expect(validateTask({ ...minimal, startAt: null, endAt: null, maxFires: null, calendarName: null, importedFrom: null })).toEqual([]);
   });
 
   it.each([
@@ -247,6 +248,10 @@ describe('validateTask — time window and counters', () => {
     ['onStartLate', 'FAIL'],
     ['onStartLate', null],
     ['paused', 'yes'],
+    ['importedFrom', ''],
+    ['importedFrom', 7],
+    ['importedFrom', 'x'.repeat(1001)],
+    ['importedFrom', 'job\n1'],
   ])('refuses %s = %j', (field, value) => {
     expect(fieldsFor({ [field]: value })).toEqual([field]);
   });

@@ -2,7 +2,7 @@ import { ALARM_TYPES, CONCURRENCY_POLICIES, FAN_OUT_FAIL_WHEN, FAN_OUT_MODES, MI
 import type { TaskDefinition } from '../types';
 import type { FieldError } from '../validation/field-error';
 import { INSTANT_REASON, integerInRange, isMillis, isPlainObject, MAX_INT32, MAX_INTERVAL_MS } from '../validation/field-error';
-import { nameProblem, requiredTextProblem } from '../validation/names';
+import { displayNameProblem, nameProblem, requiredTextProblem } from '../validation/names';
 import { isValidTimeZone } from '../time/time-zone';
 import { parseCron } from '../trigger/cron';
 import { paramsProblem } from './json-params';
@@ -30,6 +30,8 @@ export const MAX_PAUSE_AFTER_FAILURES = 1000;
 export const MAX_SHARDS = 1000;
 /** Matches the varchar(100) handler column. */
 export const MAX_HANDLER_LENGTH = 100;
+/** Matches the varchar(1000) imported_from column: a Quartz trigger's scheduler, group and name are up to 120 + 190 + 190 characters. */
+export const MAX_IMPORTED_FROM_LENGTH = 1000;
 
 const TASK_FIELDS = new Set<keyof TaskDefinition>([
   'tenantId', // set by the console from the caller's credentials; accepted but not checked here
@@ -59,6 +61,7 @@ const TASK_FIELDS = new Set<keyof TaskDefinition>([
   'rateLimit',
   'debounce',
   'throttle',
+  'importedFrom',
 ]);
 
 const TRIGGER_FIELDS: Record<string, readonly string[]> = {
@@ -113,6 +116,7 @@ export function validateTask(input: unknown): FieldError[] {
   if (present('onStartLate')) add('onStartLate', oneOf(input.onStartLate, START_LATE_POLICIES));
   if (present('paused') && typeof input.paused !== 'boolean') add('paused', 'must be true or false');
   if (present('pauseAfterFailures') && input.pauseAfterFailures !== null) add('pauseAfterFailures', integerInRange(input.pauseAfterFailures, 1, MAX_PAUSE_AFTER_FAILURES));
+  if (present('importedFrom') && input.importedFrom !== null) add('importedFrom', displayNameProblem(input.importedFrom, MAX_IMPORTED_FROM_LENGTH));
   if (present('retry')) validateRetry(input.retry, add);
   if (present('alarms')) validateAlarms(input.alarms, add);
   if (present('fanOut')) validateFanOut(input.fanOut, add);

@@ -33,7 +33,7 @@ describe('preparedFiresWithdrawnAfter', () => {
   });
 
   it('leaves them alone for fields read when they apply, for a resume, and for an edit of a paused task', () => {
-    for (const edit of [{ name: 'renamed' }, { group: 'ops' }, { misfireThresholdMs: 1 }, { startDeadlineMs: 1 }, { pauseAfterFailures: 3 }, { retry: { ...task.retry, maxAttempts: 5 } }]) {
+    for (const edit of [{ name: 'renamed' }, { group: 'ops' }, { misfireThresholdMs: 1 }, { startDeadlineMs: 1 }, { pauseAfterFailures: 3 }, { importedFrom: 'xxl-job:xxl_job/xxl_job_ job 1' }, { retry: { ...task.retry, maxAttempts: 5 } }]) {
       expect(preparedFiresWithdrawnAfter(task, { ...task, ...edit }, NOW), JSON.stringify(edit)).toBeNull();
     }
     expect(preparedFiresWithdrawnAfter({ ...task, paused: true }, task, NOW)).toBeNull();

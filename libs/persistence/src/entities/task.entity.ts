@@ -144,6 +144,10 @@ export class TaskEntity {
   @Column({ name: 'pause_after_failures', type: 'int', nullable: true })
   pauseAfterFailures!: number | null;
 
+  /** The other scheduler's item the task was imported from (domain TaskDefinition.importedFrom); null: not imported. */
+  @Column({ name: 'imported_from', type: 'varchar', length: 1000, nullable: true })
+  importedFrom!: string | null;
+
   /** Domain KeyConcurrency { key, limit, onLimit } as JSON; null: no bound. */
   @Column({ name: 'key_concurrency', type: 'text', nullable: true, transformer: nullableJson })
   keyConcurrency!: StoredJson;

@@ -31,6 +31,7 @@ const base: TaskDefinition = {
   rateLimit: { key: 'customer.id', perSecond: 0.5, burst: 3 },
   debounce: { key: 'customer.id', quietMs: 2000, maxWaitMs: 20_000 },
   throttle: null,
+  importedFrom: 'xxl-job:xxl_job/xxl_job_ job 7',
 };
 
 describe('task mapper', () => {

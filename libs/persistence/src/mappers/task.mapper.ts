@@ -102,6 +102,7 @@ export function taskEntityToDefinition(entity: TaskEntity, calendarName: string 
     rateLimit: (entity.keyRate as KeyRateLimit | null) ?? null,
     debounce: (entity.keyDebounce as KeyDebounce | null) ?? null,
     throttle: (entity.keyThrottle as KeyThrottle | null) ?? null,
+    importedFrom: entity.importedFrom,
   };
 }
 
@@ -140,6 +141,7 @@ export type TaskDefinitionColumns = Pick<
   | 'keyRate'
   | 'keyDebounce'
   | 'keyThrottle'
+  | 'importedFrom'
 > &
   TriggerColumns;
 
@@ -182,5 +184,6 @@ export function taskDefinitionToColumns(definition: TaskDefinition, calendarId: 
     keyRate: definition.rateLimit,
     keyDebounce: definition.debounce,
     keyThrottle: definition.throttle,
+    importedFrom: definition.importedFrom,
   };
 }

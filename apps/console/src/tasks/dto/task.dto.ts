@@ -283,6 +283,11 @@ export class TaskBodyDto {
   @Raw()
   fanOut?: unknown;
 
+  @ApiPropertyOptional({ type: String, nullable: true, default: null, description: 'The item of another scheduler the task was imported from (baton import: a Quartz trigger, an XXL-JOB job), up to 1000 characters; tasks as code refuse to create a second task of the same one. Null: not imported' })
+  @IsOptional()
+  @Raw()
+  importedFrom?: unknown;
+
   @ApiPropertyOptional({ type: KeyConcurrencyDoc, nullable: true, default: null, description: 'At most `limit` runs going at once per key of the params; null: no bound' })
   @IsOptional()
   @Raw()
@@ -385,6 +390,7 @@ export class TaskView implements Api.Task {
   @ApiProperty({ type: KeyRateLimitDoc, nullable: true }) rateLimit!: KeyBoundView<KeyRateLimitDoc> | null;
   @ApiProperty({ type: KeyDebounceDoc, nullable: true }) debounce!: Required<KeyDebounceDoc> | null;
   @ApiProperty({ type: KeyThrottleDoc, nullable: true }) throttle!: Required<KeyThrottleDoc> | null;
+  @ApiProperty({ type: String, nullable: true, description: 'The item of another scheduler the task was imported from (baton import); null: not imported' }) importedFrom!: string | null;
   @ApiProperty({ description: 'Fires made so far' }) fireCount!: number;
   @ApiProperty({
     type: Number,

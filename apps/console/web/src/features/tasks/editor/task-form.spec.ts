@@ -20,6 +20,14 @@ describe('the task form with an EVENT trigger', () => {
   });
 });
 
+describe('the task form of an imported task', () => {
+  it('keeps importedFrom through an edit (a save replaces the whole task); a new task has none', () => {
+    const task = { ...bodyOf(emptyForm()).body, id: 1, importedFrom: 'xxl-job:xxl_job/xxl_job_ job 7' } as unknown as Task;
+    expect(bodyOf({ ...formOf(task), handler: 'other' }).body).toMatchObject({ handler: 'other', importedFrom: 'xxl-job:xxl_job/xxl_job_ job 7' });
+    expect(bodyOf(emptyForm()).body.importedFrom).toBeNull();
+  });
+});
+
 describe('the task form with bounds per key', () => {
   it('sends no bound for an empty key, and each bound with its numbers when a key is given', () => {
     expect(bodyOf(emptyForm()).body).toMatchObject({ concurrency: null, rateLimit: null });

@@ -63,6 +63,8 @@ export interface Form {
   throttleLimit: string;
   throttlePeriodMs: string;
   throttleKeep: string;
+  /** Not edited here: kept as the task has it (a save replaces the whole task), so an edit does not make an imported task look not imported. */
+  importedFrom: string | null;
 }
 
 
@@ -134,6 +136,7 @@ export function emptyForm(): Form {
     throttleLimit: '1',
     throttlePeriodMs: '60000',
     throttleKeep: 'LAST',
+    importedFrom: null,
   };
 }
 
@@ -193,6 +196,7 @@ export function formOf(task: Task): Form {
     throttleLimit: s(task.throttle?.limit) || emptyForm().throttleLimit,
     throttlePeriodMs: s(task.throttle?.periodMs) || emptyForm().throttlePeriodMs,
     throttleKeep: task.throttle?.keep ?? 'LAST',
+    importedFrom: task.importedFrom ?? null,
   };
 }
 
@@ -260,6 +264,7 @@ export function bodyOf(f: Form): { body: Record<string, unknown>; local: Record<
       rateLimit: f.rateKey.trim() === '' ? null : { key: f.rateKey.trim(), perSecond: num(f.ratePerSecond), burst: num(f.rateBurst), ...keyGroup(f.rateGroup) },
       debounce: f.debounceKey.trim() === '' ? null : { key: f.debounceKey.trim(), quietMs: num(f.debounceQuietMs), ...(f.debounceMaxWaitMs.trim() === '' ? {} : { maxWaitMs: num(f.debounceMaxWaitMs) }) },
       throttle: f.throttleKey.trim() === '' ? null : { key: f.throttleKey.trim(), limit: num(f.throttleLimit), periodMs: num(f.throttlePeriodMs), keep: f.throttleKeep },
+      importedFrom: f.importedFrom,
     },
   };
 }
