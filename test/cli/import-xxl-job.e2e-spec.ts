@@ -195,14 +195,14 @@ describe('baton import xxl-job (XXL-JOB admin tables on MariaDB)', () => {
     expect(task('demoJobHandler-5')).toMatchObject({ trigger: { kind: 'MANUAL' }, paused: false, nextFireAt: null });
     expect(task('demoJobHandler-6').paused).toBe(true);
     expect(task('shardingJobHandler-10').fanOut).toMatchObject({ mode: 'BROADCAST', shards: null });
-    expect(task('build-report-13')).toMatchObject({ executorApp: 'reports', handler: 'build-report' });
+    expect(task('parentHandler-13')).toMatchObject({ executorApp: 'reports', handler: 'build-report' });
     expect(task('demoJobHandler-16')).toMatchObject({ trigger: { kind: 'FIXED_RATE', intervalMs: 30_000 }, startAt: null, paused: true });
     const lastFriday = DateTime.fromMillis(task('lastFriday-17').nextFireAt as number, { zone: ZONE });
     expect([lastFriday.weekday, lastFriday.hour, lastFriday.plus({ weeks: 1 }).month !== lastFriday.month]).toEqual([5, 12, true]);
 
     const deps = await t.http().get('/api/dependencies').set(tenant.adminKey).expect(200);
     const edges = (deps.body.items ?? deps.body).map((d: Record<string, unknown>) => [d.parentName, d.childName, d.condition]);
-    expect(edges).toEqual([['build-report-13', 'childHandler-14', 'ON_SUCCESS']]);
+    expect(edges).toEqual([['parentHandler-13', 'childHandler-14', 'ON_SUCCESS']]);
 
     const listed = entries();
     expect(listed.get('13')!.notes.join('\n')).toMatch(/child job 11 not carried: it is not imported \(a GLUE job[^]*child job 99 not carried: no such job/);
@@ -227,6 +227,17 @@ describe('baton import xxl-job (XXL-JOB admin tables on MariaDB)', () => {
     } finally {
       await sql((conn) => conn.query('UPDATE xxl_job_info SET trigger_next_time = trigger_next_time - 3 * 90000 WHERE id = 4'));
     }
+  }, 60_000);
+
+  it('re-imported into the file it wrote (-o), keeps the names that file gives (one renamed there by hand too)', async () => {
+    const renamed = join(dir, 'renamed.yaml');
+    writeFileSync(renamed, readFileSync(file, 'utf8').replace('- name: demoJobHandler-1\n', '- name: nightly-report\n'));
+    const imported = await runBaton({}, 'import', 'xxl-job', '--url', xxlUrl, '--time-zone', ZONE, '--map', 'sample-executor/parentHandler=reports:build-report', '-o', renamed);
+    expect(imported.code, imported.stderr).toBe(0);
+    const text = readFileSync(renamed, 'utf8');
+    expect(text).toMatch(/- name: nightly-report\n( {4}.*\n)*? {4}importedFrom: xxl-job:[^/\n]+\/xxl_job_ job 1\n/);
+    expect(text).not.toContain('- name: demoJobHandler-1\n');
+    expect(imported.stderr).toContain('named nightly-report as in the file this import replaces (-o); imported alone it would be demoJobHandler-1');
   }, 60_000);
 
   it('reads the 2.1–2.2 tables (job_cron, no misfire strategy) with --table-prefix', async () => {

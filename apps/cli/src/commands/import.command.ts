@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import type { CliCommand } from '../common/cli-command';
 import { redactUrlPasswords } from '@baton/domain';
@@ -7,10 +8,12 @@ import type { ItemNoun } from '../import/import-document';
 import { readNamedFile } from '../common/read-named-file';
 import { writeNamedFile } from '../common/write-named-file';
 import { NO_FILE, quartzNothingMatched, quartzPartlyMatched, xxlJobNothingMatched, xxlJobPartlyMatched } from '../import/nothing-matched';
+import { keptNames } from '../import/kept-names';
 
 const COMMON_OPTIONS = `  --from <instant>           cut-over: tasks fire strictly after this ISO-8601 instant (the
                              moment the old scheduler stops); see docs/MANUAL.md
-  -o, --output <file>        the file to write (default stdout)`;
+  -o, --output <file>        the file to write (default stdout); a task it already names keeps
+                             its name (by importedFrom, where each task came from)`;
 
 const HELP = `usage: baton import quartz --url <mysql URL> [options]
        baton import xxl-job --url <mysql URL> [options]
@@ -156,6 +159,32 @@ interface Reading {
   read(): Promise<Outcome>;
 }
 
+/** The database the URL names (its path), as the tasks' importedFrom says where they were read: `mysql://…/scheduler` → scheduler. */
+function databaseOf(url: string): string {
+  try {
+    return decodeURIComponent(new URL(url).pathname.replace(/^\//, ''));
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * The names of the tasks-as-code file `-o` is about to replace, by importedFrom: the import keeps
+ * them (TaskNames), so re-importing into the same file keeps its names. None without -o or a file.
+ */
+function keptNamesOf(output: string | null): Map<string, string> {
+  if (output === null) return new Map();
+  let text: string;
+  try {
+    text = readFileSync(output, 'utf8');
+  } catch {
+    return new Map(); // none yet (or one that cannot be read: writing it says why)
+  }
+  const names = keptNames(text);
+  if (names === null) console.error(`baton: warning: ${output} is not YAML: no task names are kept from it, and it is replaced`);
+  return names ?? new Map();
+}
+
 async function quartzReading(parsed: ImportArguments, now: number, usage: (m: string) => UsageError): Promise<Reading> {
   const { TABLE_PREFIX_PATTERN, readQuartzStore } = await import('../import-quartz/read-quartz-store');
   if (!TABLE_PREFIX_PATTERN.test(parsed.tablePrefix)) throw usage(`--table-prefix "${parsed.tablePrefix}": letters, digits and _ only`);
@@ -172,6 +201,8 @@ async function quartzReading(parsed: ImportArguments, now: number, usage: (m: st
     now,
     jobGroups: parsed.extra.get('--job-group') ?? null,
     tablePrefix: parsed.tablePrefix,
+    origin: `quartz:${databaseOf(parsed.url)}/${parsed.tablePrefix}/${scheduler}`,
+    keptNames: keptNamesOf(parsed.output),
   };
   return {
     what: `Quartz scheduler "${scheduler}" (${parsed.tablePrefix}* at ${redactUrlPasswords(parsed.url)})`,
@@ -200,7 +231,16 @@ async function xxlJobReading(parsed: ImportArguments, now: number, usage: (m: st
   const sharded = parsed.extra.get('--sharded')?.at(-1);
   const shards = sharded === undefined ? null : wholeNumber('--sharded', sharded, 'shards', usage);
   if (shards !== null && (shards < 1 || shards > MAX_SHARDS)) throw usage(`--sharded must be 1 to ${MAX_SHARDS} (got ${shards})`);
-  const options = { mapping: parsed.mapping, timeZone: parsed.timeZone, shards, from: parsed.from, now, apps: parsed.extra.get('--app') ?? null };
+  const options = {
+    mapping: parsed.mapping,
+    timeZone: parsed.timeZone,
+    shards,
+    from: parsed.from,
+    now,
+    apps: parsed.extra.get('--app') ?? null,
+    origin: `xxl-job:${databaseOf(parsed.url)}/${parsed.tablePrefix}`,
+    keptNames: keptNamesOf(parsed.output),
+  };
   return {
     what: `XXL-JOB (${parsed.tablePrefix}group, ${parsed.tablePrefix}info at ${redactUrlPasswords(parsed.url)})`,
     noun: 'job',

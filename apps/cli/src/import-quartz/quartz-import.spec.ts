@@ -4,11 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { cronDstOf } from '@baton/domain';
 import { QUARTZ_CRON_DST } from '../import/quartz-cron';
 import { importDocument } from '../import/import-document';
+import { keptNames } from '../import/kept-names';
 import { importQuartz, type QuartzImportOptions } from './quartz-import';
 import type { QuartzJob, QuartzStore, QuartzTrigger } from './quartz-rows';
 
 const NOW = Date.parse('2027-01-01T00:00:00Z');
-const OPTIONS: QuartzImportOptions = { executorApp: 'quartz', classes: {}, misfireThresholdMs: 60_000, defaultTimeZone: 'UTC', from: null, now: NOW, jobGroups: null };
+const OPTIONS: QuartzImportOptions = { executorApp: 'quartz', classes: {}, misfireThresholdMs: 60_000, defaultTimeZone: 'UTC', from: null, now: NOW, jobGroups: null, origin: 'quartz:scheduler/QRTZ_/Legacy', keptNames: new Map() };
 
 const job = (name: string, extra: Partial<QuartzJob> = {}): QuartzJob => ({ name, group: 'DEFAULT', description: null, className: 'com.acme.Job', nonConcurrent: false, persistsData: false, requestsRecovery: false, jobData: null, ...extra });
 const cron = (name: string, expression: string, extra: Partial<QuartzTrigger> = {}): QuartzTrigger => ({
@@ -43,6 +44,21 @@ describe('importQuartz', () => {
       ['billing.report.b-c', 'billing'],
       ['solo', 'default'],
     ]);
+  });
+
+  it('writes where each task came from; a job that gains a trigger keeps its task\'s name for the first one when re-imported into the same file', () => {
+    const once = importQuartz(store([job('report'), job('by-hand')], [cron('t1', '0 0 1 * * ?', { jobName: 'report' })]), OPTIONS);
+    expect(once.tasks.map((t) => [t.name, t.importedFrom])).toEqual([
+      ['report', 'quartz:scheduler/QRTZ_/Legacy trigger DEFAULT.t1'],
+      ['by-hand', 'quartz:scheduler/QRTZ_/Legacy job DEFAULT.by-hand'],
+    ]);
+    const twice = [cron('t1', '0 0 1 * * ?', { jobName: 'report' }), cron('t2', '0 0 13 * * ?', { jobName: 'report' })];
+    // Imported alone, both are named after their trigger: the task "report" would stay beside "report.t1" (plan refuses that file).
+    expect(importQuartz(store([job('report')], twice), OPTIONS).tasks.map((t) => t.name)).toEqual(['report.t1', 'report.t2']);
+    const kept = keptNames(importDocument('Quartz', once, 'trigger'))!;
+    const again = importQuartz(store([job('report'), job('by-hand')], twice), { ...OPTIONS, keptNames: kept });
+    expect(again.tasks.map((t) => t.name)).toEqual(['report', 'report.t2', 'by-hand']);
+    expect(again.entries[0].notes).toEqual(['named report as in the file this import replaces (-o); imported alone it would be report.t1']);
   });
 
   it("a cron trigger states Quartz's daylight-saving behaviour: a repeated time once, after the clocks went back; a skipped time not at all", () => {

@@ -33,6 +33,10 @@ export interface QuartzImportOptions {
   jobGroups: string[] | null;
   /** The tables' prefix, to name a table whose row is missing. Default QRTZ_. */
   tablePrefix?: string;
+  /** Where the scheduler is read (`quartz:<database>/<table prefix>/<scheduler>`): each task's importedFrom is it and the entry's item (`… trigger DEFAULT.nightly`). */
+  origin: string;
+  /** The names of the file this import replaces, by importedFrom (TaskNames): kept. Empty: none. */
+  keptNames: ReadonlyMap<string, string>;
 }
 
 const DEFAULT_GROUP = 'DEFAULT';
@@ -48,7 +52,10 @@ const TYPE_ROW: Record<string, { table: string; field: 'cron' | 'simple' | 'prop
 
 /**
  * A Quartz scheduler's rows as Baton tasks: one task per trigger (a job with several triggers
- * gives several tasks; a job with none, a MANUAL task), its job's class mapped to an executor
+ * gives several tasks; a job with none, a MANUAL task), named after its job, plus the trigger's
+ * name when the job has several — unless the file this import replaces names the trigger's task
+ * otherwise (TaskNames keeps that name: a job's first trigger keeps `<job>` when a second comes),
+ * imported from `<origin> trigger <group>.<name>` (a job without one: `… job <group>.<name>`), its job's class mapped to an executor
  * app and handler, its job data merged with the trigger's (the trigger's wins, as in Quartz's
  * merged JobDataMap) as params. Whatever has no Baton form is in the entry's notes; a trigger
  * that cannot fire as Quartz would is not imported, and its entry says why.
@@ -65,8 +72,7 @@ export function importQuartz(whole: QuartzStore, options: QuartzImportOptions): 
   const jobs = new Map(store.jobs.map((j) => [key(j.group, j.name), j]));
   const triggersOf = new Map<string, number>();
   for (const t of store.triggers) triggersOf.set(key(t.jobGroup, t.jobName), (triggersOf.get(key(t.jobGroup, t.jobName)) ?? 0) + 1);
-  const names = new TaskNames(NAME_MAX_LENGTH);
-  const uniqueName = (parts: string[]) => names.unique(parts);
+  const names = new TaskNames(NAME_MAX_LENGTH, options.keptNames);
   const paused = new Set(store.pausedGroups);
 
   for (const trigger of store.triggers) {
@@ -91,8 +97,9 @@ export function importQuartz(whole: QuartzStore, options: QuartzImportOptions): 
       continue;
     }
     const named = [...(job.group === DEFAULT_GROUP ? [] : [job.group]), job.name, ...((triggersOf.get(key(job.group, job.name)) ?? 0) > 1 ? [trigger.name] : [])];
+    const importedFrom = `${options.origin} ${entry.source}`;
     const task: ImportedTask = {
-      name: uniqueName(named),
+      name: names.nameOf(importedFrom, named, entry.notes),
       group: groupName(job.group),
       ...executorOf(job, options, entry.notes),
       ...params,
@@ -103,6 +110,7 @@ export function importQuartz(whole: QuartzStore, options: QuartzImportOptions): 
       ...(job.nonConcurrent ? { concurrencyPolicy: 'FORBID' } : {}),
       ...(trigger.calendarName === null ? {} : { calendarName: trigger.calendarName }),
       ...(pausedOf(trigger, paused, entry.notes) ? { paused: true } : {}),
+      importedFrom,
     };
     if (job.nonConcurrent) entry.notes.push('@DisallowConcurrentExecution: Quartz delays a fire while the job runs, Baton (FORBID) skips it' + ((triggersOf.get(key(job.group, job.name)) ?? 0) > 1 ? '; and it applies per task, not across the job\'s triggers' : ''));
     result.tasks.push(task);
@@ -119,7 +127,9 @@ export function importQuartz(whole: QuartzStore, options: QuartzImportOptions): 
       entry.notes.splice(0, 1, `not imported: ${tooLarge}`);
       continue;
     }
-    const task: ImportedTask = { name: uniqueName([...(job.group === DEFAULT_GROUP ? [] : [job.group]), job.name]), group: groupName(job.group), ...executorOf(job, options, entry.notes), ...params, trigger: { kind: 'MANUAL' }, timeoutMs: NO_TIMEOUT_MS };
+    const importedFrom = `${options.origin} ${entry.source}`;
+    const name = names.nameOf(importedFrom, [...(job.group === DEFAULT_GROUP ? [] : [job.group]), job.name], entry.notes);
+    const task: ImportedTask = { name, group: groupName(job.group), ...executorOf(job, options, entry.notes), ...params, trigger: { kind: 'MANUAL' }, timeoutMs: NO_TIMEOUT_MS, importedFrom };
     result.tasks.push(task);
     entry.task = task.name;
   }

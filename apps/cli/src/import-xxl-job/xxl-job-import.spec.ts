@@ -5,7 +5,7 @@ import { importDocument } from '../import/import-document';
 import type { XxlJob, XxlJobTables } from './xxl-job-rows';
 
 const NOW = Date.parse('2027-01-01T00:00:00Z');
-const OPTIONS: XxlJobImportOptions = { mapping: {}, timeZone: 'Asia/Shanghai', shards: null, from: null, now: NOW, apps: null };
+const OPTIONS: XxlJobImportOptions = { mapping: {}, timeZone: 'Asia/Shanghai', shards: null, from: null, now: NOW, apps: null, origin: 'xxl-job:xxl_job/xxl_job_', keptNames: new Map() };
 
 const job = (id: number, extra: Partial<XxlJob> = {}): XxlJob => ({
   id,
@@ -103,7 +103,23 @@ describe('importXxlJob', () => {
     expect(only(job(1, { glueType: 'GLUE_SHELL', handler: null })).entry).toMatchObject({ task: null, notes: [expect.stringMatching(/^not imported: a GLUE job \(GLUE_SHELL\)/)] });
     expect(only(job(1, { handler: ' ' })).entry.notes[0]).toBe('not imported: it has no executor_handler');
     expect(only(job(1), { mapping: { 'sample-executor': { executorApp: 'legacy' } } }).task).toMatchObject({ executorApp: 'legacy', handler: 'demoJobHandler' });
-    expect(only(job(1), { mapping: { 'sample-executor/demoJobHandler': { executorApp: 'reports', handler: 'build' } } }).task).toMatchObject({ executorApp: 'reports', handler: 'build', name: 'build-1' });
+    expect(only(job(1), { mapping: { 'sample-executor/demoJobHandler': { executorApp: 'reports', handler: 'build' } } }).task).toMatchObject({ executorApp: 'reports', handler: 'build', name: 'demoJobHandler-1' });
+  });
+
+  it('names a task after the job alone (its id and own handler, not the mapped one) and writes where it came from, so a re-import with another map updates the same task', () => {
+    const mapped = only(job(1), { mapping: { 'sample-executor/demoJobHandler': { executorApp: 'reports', handler: 'build-report' } } }).task;
+    const plain = only(job(1)).task;
+    expect([mapped.name, plain.name]).toEqual(['demoJobHandler-1', 'demoJobHandler-1']);
+    expect([mapped.importedFrom, plain.importedFrom]).toEqual(['xxl-job:xxl_job/xxl_job_ job 1', 'xxl-job:xxl_job/xxl_job_ job 1']);
+    expect(importDocument('XXL-JOB', importXxlJob(tables([job(1)]), OPTIONS), 'job')).toContain('\n    importedFrom: xxl-job:xxl_job/xxl_job_ job 1\n');
+  });
+
+  it('keeps the names of the file it replaces (a task renamed there by hand too), and gives them to no other job', () => {
+    const kept = new Map([['xxl-job:xxl_job/xxl_job_ job 1', 'nightly-report'], ['xxl-job:xxl_job/xxl_job_ job 9', 'demoJobHandler-2']]);
+    const result = importXxlJob(tables([job(1), job(2)]), { ...OPTIONS, keptNames: kept });
+    expect(result.tasks.map((t) => t.name)).toEqual(['nightly-report', 'demoJobHandler-2-2']);
+    expect(result.entries[0].notes).toContain('named nightly-report as in the file this import replaces (-o); imported alone it would be demoJobHandler-1');
+    expect(importXxlJob(tables([job(1)]), { ...OPTIONS, keptNames: new Map([['xxl-job:xxl_job/xxl_job_ job 1', 'demoJobHandler-1']]) }).entries[0].notes.join('\n')).not.toMatch(/named/);
   });
 
   it('child job ids become ON_SUCCESS dependencies; a missing, unimported, self or cycle-closing child is listed', () => {

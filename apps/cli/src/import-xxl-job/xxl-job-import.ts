@@ -24,6 +24,10 @@ export interface XxlJobImportOptions {
   now: number;
   /** Only the jobs of these executor groups (app names). Null: every job. */
   apps: string[] | null;
+  /** Where the jobs are read (`xxl-job:<database>/<table prefix>`): each task's importedFrom is it and the job's entry (`… job 7`). */
+  origin: string;
+  /** The names of the file this import replaces, by importedFrom (TaskNames): kept. Empty: none. */
+  keptNames: ReadonlyMap<string, string>;
 }
 
 const SCHEDULER = 'XXL-JOB';
@@ -40,8 +44,10 @@ const WAITING_FOR_AN_EXECUTOR =
   'Set onStartLate: ALARM on a task whose every fire must run, late if need be (it then waits in RETRY_WAIT until an executor is UP; docs/MANUAL.md, "Moving in from XXL-JOB").';
 
 /**
- * An XXL-JOB admin's jobs as Baton tasks: one task per BEAN job, named `<handler>-<job id>` (ids
- * keep names unique and stable from one import to the next) and grouped by its executor group's
+ * An XXL-JOB admin's jobs as Baton tasks: one task per BEAN job, named `<handler>-<job id>` after
+ * the job's own handler, whatever --map makes of it (the id keeps names unique, and a name made of
+ * the job alone stays the same from one import to the next; a name the replaced file gives the job
+ * is kept: TaskNames), imported from `<origin> job <id>`, and grouped by its executor group's
  * app name; its child job ids as ON_SUCCESS dependencies (XXL-JOB fires children when a run
  * succeeds). Whatever has no Baton form is in the job's entry; a job that cannot run as XXL-JOB
  * runs it (a GLUE job, a cron Baton cannot follow) is not imported, and its entry says why.
@@ -51,7 +57,7 @@ export function importXxlJob(tables: XxlJobTables, options: XxlJobImportOptions)
   const wanted = options.apps === null ? null : new Set(options.apps);
   const jobs = tables.jobs.filter((j) => wanted === null || wanted.has(groups.get(j.jobGroup)?.appName ?? ''));
   const result: Imported = { calendars: [], tasks: [], dependencies: [], entries: [], notes: [] };
-  const names = new TaskNames(NAME_MAX_LENGTH);
+  const names = new TaskNames(NAME_MAX_LENGTH, options.keptNames);
   const taskOf = new Map<number, string>();
   const reasonOf = new Map<number, string>();
   const entryOf = new Map<number, ImportEntry>();
@@ -60,7 +66,7 @@ export function importXxlJob(tables: XxlJobTables, options: XxlJobImportOptions)
     const entry: ImportEntry = { source: `job ${job.id}`, task: null, notes: [] };
     result.entries.push(entry);
     entryOf.set(job.id, entry);
-    const task = taskOfJob(job, groups.get(job.jobGroup), options, names, entry.notes);
+    const task = taskOfJob(job, groups.get(job.jobGroup), options, names, entry);
     if (typeof task === 'string') {
       entry.notes.unshift(`not imported: ${task}`);
       reasonOf.set(job.id, task);
@@ -96,11 +102,13 @@ function cronZoneNote(zone: string): string {
 }
 
 /** The job's task, or the reason it is not imported. */
-function taskOfJob(job: XxlJob, group: XxlJobGroup | undefined, options: XxlJobImportOptions, names: TaskNames, notes: string[]): ImportedTask | string {
+function taskOfJob(job: XxlJob, group: XxlJobGroup | undefined, options: XxlJobImportOptions, names: TaskNames, entry: ImportEntry): ImportedTask | string {
+  const { notes } = entry;
   if (job.glueType !== 'BEAN') return `a GLUE job (${job.glueType}): its source lives in XXL-JOB's database and runs inside the executor; Baton runs the handlers executors register — make it a handler of your executor first`;
   if (!group) return `its executor group ${job.jobGroup} is not in xxl_job_group`;
+  const own = (job.handler ?? '').trim();
   const mapped = options.mapping[`${group.appName}/${job.handler ?? ''}`] ?? options.mapping[group.appName] ?? {};
-  const handler = mapped.handler ?? (job.handler ?? '').trim();
+  const handler = mapped.handler ?? own;
   if (handler === '') return 'it has no executor_handler';
   if (handler.length > MAX_HANDLER_LENGTH || !/^[\x21-\x7e]+$/.test(handler)) return `its handler "${handler}" is not one Baton can name (printable ASCII without spaces, at most ${MAX_HANDLER_LENGTH} characters): map it with --map ${group.appName}/${handler}=<app>:<handler>`;
   const executorApp = mapped.executorApp ?? sanitizeName(group.appName).slice(0, NAME_MAX_LENGTH);
@@ -117,8 +125,9 @@ function taskOfJob(job: XxlJob, group: XxlJobGroup | undefined, options: XxlJobI
   // A Baton task has no description or owner, and alarms go to the tenant's webhooks (docs/MANUAL.md).
   const described = [job.description && `description "${job.description}"`, job.author && `author ${job.author}`, job.alarmEmail && `alarm email ${job.alarmEmail}`].filter(Boolean).join(', ');
   if (described) notes.push(`not carried: ${described}`);
+  const importedFrom = `${options.origin} ${entry.source}`;
   return {
-    name: names.unique([`${handler}-${job.id}`]),
+    name: names.nameOf(importedFrom, [`${own || 'job'}-${job.id}`], notes),
     group: sanitizeName(group.appName).slice(0, NAME_MAX_LENGTH),
     executorApp,
     handler,
@@ -133,6 +142,7 @@ function taskOfJob(job: XxlJob, group: XxlJobGroup | undefined, options: XxlJobI
     ...retryOf(job.failRetryCount, notes),
     ...(fanOut.value ? { fanOut: fanOut.value } : {}),
     ...(job.triggerStatus === 0 && schedule.trigger.kind !== 'MANUAL' ? { paused: true } : {}),
+    importedFrom,
   };
 }
 

@@ -22,15 +22,32 @@ export interface Imported {
 
 /**
  * Task names from a source's names: Baton's name alphabet (other characters become `-`), at
- * most NAME_MAX_LENGTH − 4 characters so that a `-2` … suffix keeps two that collide apart.
+ * most NAME_MAX_LENGTH − 4 characters so that a `-2` … suffix keeps two that collide apart. An
+ * item the file being replaced names (`kept`: importedFrom → name, keptNames) keeps that name, so
+ * a name an import gave once — or one changed in the file by hand — stays while the item does,
+ * whatever else changed around it (a Quartz job that gained a trigger); those names are never
+ * given to another item.
  */
 export class TaskNames {
-  private readonly taken = new Set<string>();
+  private readonly taken: Set<string>;
 
-  constructor(private readonly maxLength: number) {}
+  constructor(
+    private readonly maxLength: number,
+    private readonly kept: ReadonlyMap<string, string> = new Map(),
+  ) {
+    this.taken = new Set(kept.values());
+  }
 
-  unique(parts: string[]): string {
-    const base = sanitizeName(parts.join('.')).slice(0, this.maxLength - 4);
+  /** The task name of the item imported from `source` (its importedFrom): the kept one, else one made of `parts` (the entry's `notes` say when the two differ). */
+  nameOf(source: string, parts: string[], notes: string[]): string {
+    const made = sanitizeName(parts.join('.')).slice(0, this.maxLength - 4);
+    const kept = this.kept.get(source);
+    if (kept === undefined) return this.unique(made);
+    if (kept !== made) notes.push(`named ${kept} as in the file this import replaces (-o); imported alone it would be ${made}`);
+    return kept;
+  }
+
+  private unique(base: string): string {
     let name = base;
     for (let i = 2; this.taken.has(name); i++) name = `${base}-${i}`;
     this.taken.add(name);
