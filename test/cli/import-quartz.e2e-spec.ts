@@ -19,6 +19,7 @@ import { firstFireTime, nextFireTimes, type Schedule } from '@baton/domain';
 import { readConfigFile } from '../../apps/console/src/config-as-code/config-file';
 import { listenOnLoopback, seedTenant, startConsole, type ConsoleTestApp, type SeededTenant } from '../console/console-test-kit';
 import { useTestDatabase } from '../support/databases';
+import { importHeader } from './import-header';
 import { runBaton } from './run-baton';
 import { createMysqlTestDatabase, dropMysqlDatabase, mysqlDatabaseUrl } from '../support/mysql-admin';
 
@@ -77,16 +78,7 @@ describe('baton import quartz (against Quartz 2.3.2 on MariaDB)', () => {
   };
 
   /** The file's header: trigger → task (null: not imported) and its notes. */
-  const entries = (path = file) => {
-    const found = new Map<string, { task: string | null; notes: string[] }>();
-    let last: { task: string | null; notes: string[] } | null = null;
-    for (const line of readFileSync(path, 'utf8').split('\n')) {
-      const entry = /^# (trigger|job) (\S+) → (?:task (\S+)|NOT IMPORTED)$/.exec(line);
-      if (entry) found.set(`${entry[1]} ${entry[2]}`, (last = { task: entry[3] ?? null, notes: [] }));
-      else if (line.startsWith('#     ') && last) last.notes.push(line.slice(6));
-    }
-    return found;
-  };
+  const entries = (path = file) => importHeader(readFileSync(path, 'utf8'));
 
   it('writes a file baton plan and apply take as it is; every trigger is imported or listed with the reason', async () => {
     const env = { BATON_API_URL: url, BATON_API_KEY: tenant.adminKey['X-API-Key'] };
@@ -96,7 +88,7 @@ describe('baton import quartz (against Quartz 2.3.2 on MariaDB)', () => {
     expect([...listed.keys()].filter((k) => k.startsWith('trigger ')).sort()).toEqual([...quartzFires.keys()].map((k) => `trigger ${k}`).sort());
     const tasks = [...listed.values()].filter((e) => e.task !== null);
     expect(plan.stdout).toContain(`${tasks.length + 1} to create, 0 to update, 0 to delete.`); // + the calendar
-    for (const [source, entry] of listed) if (entry.task === null) expect(entry.notes[0], source).toMatch(/^not imported: ./);
+    for (const [source, entry] of listed) if (entry.task === null) expect(entry.notes.find((note) => note.startsWith('not imported: ')), source).toMatch(/^not imported: ./);
     const notImported = [...listed].filter(([, e]) => e.task === null).map(([source]) => source).sort();
     expect(notImported).toEqual(['trigger DEFAULT.daily-calendar-0230-berlin', 'trigger DEFAULT.every-50ms', 'trigger DEFAULT.monthly-calendar-31st', 'trigger DEFAULT.office-hours-every-20-min', 'trigger DEFAULT.three-days-before-month-end']);
 

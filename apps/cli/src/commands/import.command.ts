@@ -21,8 +21,9 @@ const HELP = `usage: baton import quartz --url <mysql URL> [options]
 Reads another scheduler's tables on MySQL/MariaDB (read-only, one consistent snapshot) and
 writes a tasks-as-code file for \`baton plan -f\` / \`baton apply -f\`. Its header (also printed
 on stderr) lists every trigger or job: the task it became and what Baton does not carry, or why
-it was not imported. A file holds about 7,000 tasks (the tasks-as-code budget: 4 MB, 100,000
-YAML entries): import a larger scheduler a group at a time (--job-group, --app), a file each.
+it was not imported (a note several share is said once, with the items it holds for). A file
+holds about 6,000 tasks (the tasks-as-code budget: 100,000 YAML entries, 4 MB): import a larger
+scheduler a group at a time (--job-group, --app), a file each.
 
 baton import quartz: a Quartz 2.x JDBC JobStore; one task per trigger, HolidayCalendars as calendars.
   --url <url>                mysql://user:pass@host:3306/database of the Quartz tables   required

@@ -167,6 +167,16 @@ describe('importXxlJob', () => {
     expect(only(shanghai, { from }).entry.notes.join('\n')).not.toMatch(/differs/); // the right zone: the same fire
   });
 
+  it('the header of a large group: a line a job, each note the jobs share said once with their ids (a 6,000-job group\'s header was half its file)', () => {
+    const file = importDocument('XXL-JOB', importXxlJob(tables(Array.from({ length: 1_000 }, (_, i) => job(i + 1, { description: `report ${i + 1}` }))), OPTIONS), 'job');
+    const header = file.split('\n').filter((line) => line.startsWith('#'));
+    expect(header.filter((line) => line.startsWith('# job '))).toHaveLength(1_000);
+    expect(header.filter((line) => line.includes('block SERIAL_EXECUTION'))).toEqual(["# block SERIAL_EXECUTION: Baton (FORBID) skips a fire while one runs; XXL-JOB queues it"]);
+    expect(header).toContain('#     jobs 1-1000');
+    expect(header).toContain('#     not carried: description "report 7"');
+    expect(header.join('\n').length).toBeLessThan(1_000 * 90); // 82 bytes a job (its line, its description); 255 with every note under each job
+  });
+
   it('gives up a run no executor took, as XXL-JOB fails the fire: every task onStartLate GIVE_UP, said once after the entries', () => {
     const result = importXxlJob(tables([job(1), job(2, { scheduleType: 'NONE', scheduleConf: null })]), OPTIONS);
     expect(result.tasks.map((task) => task.onStartLate)).toEqual(['GIVE_UP', 'GIVE_UP']);
