@@ -21,9 +21,9 @@ export interface Run {
   dueAt: number;
   executorId: number | null;
   dispatchedAt: number | null;
-  /** A retried run: when its first attempt went out. */
+  /** A retried run: when its first attempt went out (the first not handed back). */
   firstDispatchedAt: number | null;
-  /** The first attempt's lateness (dispatch − scheduled), as the statistics count it; null before dispatch and for BACKFILL runs. */
+  /** The first attempt's lateness (dispatch − scheduled), as the statistics count it — an attempt handed back is not the run's start, the one sent after it is; null before dispatch and for BACKFILL runs. */
   latenessMs: number | null;
   acceptedAt: number | null;
   startedAt: number | null;

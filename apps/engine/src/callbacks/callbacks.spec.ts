@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { MAX_ALARMS_PER_CALLBACK, PATHS, type RunCallback } from '@baton/protocol';
-import { appendRunLogs, findRunsForCallback, inTransaction, WITHDRAWN_BY } from '@baton/persistence';
+import { firstAttemptLateness, retryWait } from '@baton/domain';
+import { appendRunLogs, findRunsForCallback, inTransaction, readEndedRuns, RunEntity, WITHDRAWN_BY } from '@baton/persistence';
 import {
   alarms,
   claimedRunOf,
@@ -539,6 +540,23 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     expect(attempt1.state).toBe('HANDED_BACK');
     expect(await alarms(db.dataSource)).toEqual([]);
     expect((await post(dropped)).status).toBe(409);
+  });
+
+  it('a run handed back and sent again is as late as the attempt that started: its re-send, not the handed-back attempt sent ahead for its instant (run view and statistics alike)', async () => {
+    const task = await seedTask(db.dataSource, { name: 'charge' });
+    const instant = Date.now() - 60_000;
+    // Sent ahead and accepted: its dispatch is recorded at its instant.
+    const runId = await acceptedRun(task, { scheduledAt: instant, dueAt: instant, dispatchedAt: instant, acceptedAt: instant });
+    expect((await post({ runId, attempt: 1, tenantId: TENANT, executorId, outcome: 'ABORTED', abortReason: 'NO_CONTACT', error: 'not started: no contact with the engines', finishedAt: instant - 1_000 })).status).toBe(200);
+    // Sent again 30 s after its instant (the engines could not before), and started.
+    const resentAt = instant + 30_000;
+    await db.dataSource.query("UPDATE runs SET state = 'ACCEPTED', claimed_by = ?, executor_id = ?, dispatched_at = ?, accepted_at = ?, deadline_at = ? WHERE id = ? AND attempt = 2", [NODE_ID, executorId, resentAt, resentAt, resentAt + 60_000, runId]);
+    expect((await post(success(runId, 2, { startedAt: resentAt + 5, finishedAt: resentAt + 50 }))).body).toMatchObject({ state: 'SUCCEEDED' });
+    const row = await db.dataSource.getRepository(RunEntity).findOneByOrFail({ id: runId });
+    expect(firstAttemptLateness(row)).toBe(30_000);
+    const [ended] = await readEndedRuns(db.dataSource.manager, { tenantId: TENANT, from: resentAt, to: resentAt + 1_000 });
+    expect(firstAttemptLateness(ended)).toBe(30_000);
+    expect(retryWait(ended)).toBeNull(); // a hand-back is no retry
   });
 
   it(`a run handed back ${MAX_CONSECUTIVE_HAND_BACKS} times in a row counts the next ABORTED NO_CONTACT as a failed attempt: the retry policy decides, and a counted attempt starts the streak again`, async () => {

@@ -42,6 +42,21 @@ describe('lateness and retry wait', () => {
     expect(firstAttemptLateness({ attempt: 2, scheduledAt: T, dueAt: T + 1_000, dispatchedAt: T + 1_000, firstDispatchedAt: T - 500 })).toBe(0);
   });
 
+  it('a run handed back (sent ahead, never started by its executor) is as late as the attempt sent after it, not its instant; a hand-back is no retry', () => {
+    // Attempt 1 sent ahead and handed back; attempt 2 sent 30 s after the instant and started.
+    const resent = { attempt: 2, handBacks: 1, scheduledAt: T, dueAt: T + 29_000, dispatchedAt: T + 30_000, firstDispatchedAt: null };
+    expect(firstAttemptLateness(resent)).toBe(30_000);
+    expect(retryWait(resent)).toBeNull();
+    // Its keys held it back first: from its admission, as a first attempt.
+    expect(firstAttemptLateness({ ...resent, lateFromAt: T + 10_000 })).toBe(20_000);
+    // The re-sent attempt failed and is retried: its dispatch was kept, the backoff is a retry wait.
+    const retried = { attempt: 3, handBacks: 1, scheduledAt: T, dueAt: T + 40_000, dispatchedAt: T + 40_003, firstDispatchedAt: T + 30_000 };
+    expect(firstAttemptLateness(retried)).toBe(30_000);
+    expect(retryWait(retried)).toBe(40_000);
+    // Handed back after a counted attempt: the first attempt's lateness stays.
+    expect(firstAttemptLateness({ attempt: 3, handBacks: 1, scheduledAt: T, dueAt: T + 5_000, dispatchedAt: T + 5_100, firstDispatchedAt: T + 7 })).toBe(7);
+  });
+
   it('gives a backfilled run no lateness: its fire time is past on purpose', () => {
     expect(firstAttemptLateness({ cause: 'BACKFILL', attempt: 1, scheduledAt: T - 86_400_000, dueAt: T, dispatchedAt: T + 5 })).toBeNull();
   });

@@ -10,6 +10,8 @@ export interface TimedRun {
   dispatchedAt: number | null;
   /** A retried run: when its first attempt went out (the row's dispatchedAt is its latest's); null or absent on a first attempt. */
   firstDispatchedAt?: number | null;
+  /** runs.hand_backs: how many of its attempts were handed back (sent ahead, never started by their executor); absent: none. */
+  handBacks?: number;
   /** runs.late_from_at: on a first attempt, when its own keys admitted it after holding it back (a rate key's token, a concurrency key's place); null or absent: never held back. */
   lateFromAt?: number | null;
 }
@@ -30,17 +32,26 @@ export interface TimedRun {
  * key of one a second fed 30 events at once would count up to 29 s of its own wait as lateness. A retried run's row no
  * longer holds its first attempt's admission (a retry's late_from_at is its own instant): its
  * lateness counts from its fire time, key waits included.
+ * An attempt handed back (sent ahead, never started by its executor) is not the run's first: it
+ * never started, and its dispatch — recorded at its instant — said 0 for a run that started 30 s
+ * late. The attempt sent after it is the same start sent again (its lateFromAt kept), measured as
+ * a first attempt is; its dispatch is the one a retry keeps in firstDispatchedAt.
  */
 export function firstAttemptLateness(run: TimedRun): number | null {
   if (run.cause === 'BACKFILL') return null;
-  if (run.attempt === 1) return run.dispatchedAt === null ? null : Math.max(0, run.dispatchedAt - (run.lateFromAt ?? run.scheduledAt));
+  if (countedAttempt(run) === 1) return run.dispatchedAt === null ? null : Math.max(0, run.dispatchedAt - (run.lateFromAt ?? run.scheduledAt));
   const first = run.firstDispatchedAt ?? null;
   return first === null ? null : Math.max(0, first - run.scheduledAt);
 }
 
-/** How long a run on a retry attempt has waited for it since it was scheduled (the backoffs), or null on its first attempt. */
+/** How long a run on a retry attempt has waited for it since it was scheduled (the backoffs), or null on its first attempt (an attempt sent again after a hand-back is no retry). */
 export function retryWait(run: TimedRun): number | null {
-  return run.attempt > 1 ? run.dueAt - run.scheduledAt : null;
+  return countedAttempt(run) > 1 ? run.dueAt - run.scheduledAt : null;
+}
+
+/** Which attempt the run is on, not counting those handed back: 1 while none that counts has ended. */
+function countedAttempt(run: TimedRun): number {
+  return run.attempt - (run.handBacks ?? 0);
 }
 
 /**

@@ -151,9 +151,20 @@ export class RunEntity {
   @Column({ name: 'dispatched_at', type: 'bigint', nullable: true, transformer: millis })
   dispatchedAt!: number | null;
 
-  /** When the first attempt went out (kept by a retry, which clears dispatched_at); null until a retry. Lateness is the first attempt's. */
+  /**
+   * When the first attempt not handed back went out (kept by a retry, which clears dispatched_at);
+   * null until such an attempt is retried. Lateness is that attempt's.
+   */
   @Column({ name: 'first_dispatched_at', type: 'bigint', nullable: true, transformer: millis })
   firstDispatchedAt!: number | null;
+
+  /**
+   * How many of its attempts were handed back (sent ahead, never started by their executor:
+   * retryRunAttempt's HANDED_BACK). Lateness is not theirs: while `attempt - handBacks` is 1 the
+   * current attempt is the first that counts (domain firstAttemptLateness). Migration 1799400000480.
+   */
+  @Column({ name: 'hand_backs', type: 'int', default: 0 })
+  handBacks!: number;
 
   @Column({ name: 'accepted_at', type: 'bigint', nullable: true, transformer: millis })
   acceptedAt!: number | null;

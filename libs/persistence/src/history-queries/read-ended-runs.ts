@@ -6,7 +6,7 @@ import { execute, num, numOrNull } from '../engine-queries/sql';
  * The runs of a tenant (or of one of its tasks) that ended in [from, to), for a rollup — the
  * engine's history job, or the console over the part of a window not rolled up yet:
  *
- *   SELECT task_id, state, cause, attempt, scheduled_at, due_at, instant_at, late_from_at, dispatched_at, first_dispatched_at, started_at, finished_at
+ *   SELECT task_id, state, cause, attempt, scheduled_at, due_at, instant_at, late_from_at, dispatched_at, first_dispatched_at, hand_backs, started_at, finished_at
  *     FROM runs WHERE tenant_id = ? AND finished_at >= ? AND finished_at < ? AND cause <> 'SHARD' [AND task_id = ?] [LIMIT ?]
  *
  * A range of ix_runs_tenant_finished. Shards are left out: a fan-out run counts once, as the
@@ -14,14 +14,15 @@ import { execute, num, numOrNull } from '../engine-queries/sql';
  * retry has no finished_at (its ended attempts are in run_attempts); the rollup leaves out any
  * row read that has not ended. instant_at with due_at and
  * started_at: whether the last attempt started before its instant (an early start); late_from_at: a
- * first attempt's lateness counts from its admission when its keys held it back (firstAttemptLateness).
+ * first attempt's lateness counts from its admission when its keys held it back, hand_backs: which
+ * attempt is its first that counts (firstAttemptLateness).
  */
 export async function readEndedRuns(manager: EntityManager, input: { tenantId: string; from: number; to: number; taskId?: number | null; limit?: number }): Promise<EndedRun[]> {
   const task = input.taskId === null || input.taskId === undefined ? '' : ' AND task_id = ?';
   const limit = input.limit === undefined ? '' : ` LIMIT ${Math.floor(input.limit)}`;
   const { rows } = await execute<Record<string, unknown>>(
     manager,
-    `SELECT task_id, state, cause, attempt, scheduled_at, due_at, instant_at, late_from_at, dispatched_at, first_dispatched_at, started_at, finished_at
+    `SELECT task_id, state, cause, attempt, scheduled_at, due_at, instant_at, late_from_at, dispatched_at, first_dispatched_at, hand_backs, started_at, finished_at
        FROM runs WHERE tenant_id = ? AND finished_at >= ? AND finished_at < ? AND cause <> 'SHARD'${task}${limit}`,
     [input.tenantId, input.from, input.to, ...(task ? [input.taskId] : [])],
   );
@@ -36,6 +37,7 @@ export async function readEndedRuns(manager: EntityManager, input: { tenantId: s
     lateFromAt: numOrNull(r.late_from_at),
     dispatchedAt: numOrNull(r.dispatched_at),
     firstDispatchedAt: numOrNull(r.first_dispatched_at),
+    handBacks: num(r.hand_backs),
     startedAt: numOrNull(r.started_at),
     finishedAt: num(r.finished_at),
   }));

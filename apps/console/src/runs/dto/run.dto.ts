@@ -57,12 +57,12 @@ export class RunView implements Api.Run {
       "Engine clock, epoch ms: when the dispatch request the executor accepted left the engine. Until an executor accepts it (or if the outcome overtook the ack), when the engine marked the run for sending, just before",
   })
   dispatchedAt!: number | null;
-  @ApiProperty({ type: Number, nullable: true, description: "A retried run: when its first attempt went out (dispatchedAt is the latest attempt's); null before a retry" })
+  @ApiProperty({ type: Number, nullable: true, description: "A retried run: when its first attempt went out (dispatchedAt is the latest attempt's) — the first not handed back (sent ahead and never started by its executor); null before a retry" })
   firstDispatchedAt!: number | null;
   @ApiProperty({
     type: Number,
     nullable: true,
-    description: "How late the first attempt went out (dispatch − scheduled, ms), as the statistics count it: a retry's backoff is not lateness. Null before dispatch, and for BACKFILL runs (late on purpose)",
+    description: "How late the first attempt went out (dispatch − scheduled, ms), as the statistics count it: a retry's backoff is not lateness. An attempt handed back (sent ahead, never started by its executor) is not the run's start: the attempt sent after it is, late by when it was sent. Null before dispatch, and for BACKFILL runs (late on purpose)",
   })
   latenessMs!: number | null;
   @ApiProperty({ type: Number, nullable: true, description: "Engine clock: when the executor's 202 reached the engine. Always ≥ dispatchedAt" })

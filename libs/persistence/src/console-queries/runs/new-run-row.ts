@@ -45,6 +45,7 @@ export function newRunRow(values: NewRunValues): Omit<RunEntity, 'id'> {
     executorId: null,
     dispatchedAt: null,
     firstDispatchedAt: null,
+    handBacks: 0,
     acceptedAt: null,
     startedAt: null,
     finishedAt: null,

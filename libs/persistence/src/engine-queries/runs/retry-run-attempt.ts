@@ -41,7 +41,7 @@ export const RETRY_RUN_ATTEMPT = runWrite('retryRunAttempt', ['PENDING', 'CLAIME
  * executor, how it ended; its start as its end reports it, else as its interim callback wrote it
  * on the row: a timeout the engine decides reports none; its end and whose clock stamped it), and the first attempt's dispatch time is
  * kept in first_dispatched_at: the console shows every attempt, and lateness stays the first
- * attempt's.
+ * attempt's (the first not handed back: see below).
  *
  *   INSERT INTO run_attempts (…) SELECT tenant_id, id, attempt, <endedAs>, … FROM runs WHERE <the guard>
  *
@@ -53,12 +53,15 @@ export const RETRY_RUN_ATTEMPT = runWrite('retryRunAttempt', ['PENDING', 'CLAIME
  *
  * `endedAs: 'HANDED_BACK'`: an attempt sent ahead that its executor provably never started
  * (it lost contact with the engines: the sent-ahead lease of docs/EXECUTOR-PROTOCOL.md). The next
- * attempt keeps the run's instant and lateness — it is the same start, sent again — so instead:
+ * attempt keeps the run's instant and lateness origin — it is the same start, sent again — so instead:
  *
- *   UPDATE runs SET state = 'RETRY_WAIT', attempt = attempt + 1, instant_at = COALESCE(instant_at, due_at), due_at = ?, …
+ *   UPDATE runs SET state = 'RETRY_WAIT', attempt = attempt + 1, instant_at = COALESCE(instant_at, due_at), due_at = ?,
+ *                   hand_backs = hand_backs + 1, …   -- first_dispatched_at untouched
  *
  * (late_from_at untouched; instant_at before due_at, as deferRunDispatch explains). Its run_attempts
- * row says HANDED_BACK: the retry policy does not count it (RunOutcomes).
+ * row says HANDED_BACK: the retry policy does not count it (RunOutcomes). Nor does lateness: the
+ * attempt never started, and its dispatch — its instant, for a run sent ahead — is not the run's;
+ * the run is as late as the attempt sent after it (hand_backs tells firstAttemptLateness which).
  */
 export async function retryRunAttempt(
   manager: EntityManager,
@@ -108,16 +111,21 @@ export async function retryRunAttempt(
   // another engine while the first was slow to answer: 15 % of the callbacks of a storm of failing
   // runs). Nothing was copied, so nothing to move or take back.
   if (copied === 0) return false;
-  // A retry starts at its own instant (its due time); an attempt handed back keeps the run's.
-  const instant = input.endedAs === HANDED_BACK ? { sql: 'instant_at = COALESCE(instant_at, due_at), due_at = ?', params: [input.dueAt] } : { sql: 'due_at = ?, instant_at = NULL, late_from_at = ?', params: [input.dueAt, input.dueAt] };
+  // A retry starts at its own instant (its due time), and keeps the dispatch of the first attempt
+  // that counts; an attempt handed back keeps the run's instant and is counted as handed back, its
+  // dispatch not kept: it never started, and the run's lateness is the next attempt's.
+  const instant =
+    input.endedAs === HANDED_BACK
+      ? { sql: 'instant_at = COALESCE(instant_at, due_at), due_at = ?, hand_backs = hand_backs + 1', params: [input.dueAt] }
+      : { sql: 'due_at = ?, instant_at = NULL, late_from_at = ?, first_dispatched_at = COALESCE(first_dispatched_at, ?, dispatched_at)', params: [input.dueAt, input.dueAt, sentAt] };
   const { affected } = await execute(
     manager,
-    `UPDATE runs SET state = 'RETRY_WAIT', attempt = attempt + 1, ${instant.sql}, first_dispatched_at = COALESCE(first_dispatched_at, ?, dispatched_at),
+    `UPDATE runs SET state = 'RETRY_WAIT', attempt = attempt + 1, ${instant.sql},
                      claimed_by = NULL, lease_until = NULL, executor_id = NULL, dispatched_at = NULL,
                      accepted_at = NULL, deadline_at = NULL, started_at = NULL, finished_at = NULL,
                      result = NULL, error = ?, progress = NULL, updated_at = ?
       WHERE id = ? AND attempt = ? AND ${stateIn(RETRY_RUN_ATTEMPT, input.from)} ${extra}`,
-    [...instant.params, sentAt, input.error, input.now, ...guardParams],
+    [...instant.params, input.error, input.now, ...guardParams],
   );
   // The row moved on between the two statements (READ COMMITTED reads without locking): the copy is not an attempt this call ended.
   if (affected === 0) await execute(manager, 'DELETE FROM run_attempts WHERE run_id = ? AND attempt = ? AND ended_at = ?', [input.runId, input.attempt, input.now]);
