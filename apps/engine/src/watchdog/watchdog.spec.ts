@@ -21,6 +21,7 @@ import {
   type DispatchSideApp,
   type SeededTask,
 } from '../testing/dispatch-side-kit';
+import { NodeLiveness } from '../common/node-liveness';
 import { RunClaims } from '../runs/run-claims';
 import { HAND_BACK_MARGIN_MS } from './sent-ahead-hand-backs';
 import { Watchdog } from './watchdog';
@@ -318,6 +319,59 @@ describe.each(TEST_DATABASES)('watchdog on %s', (kind) => {
       await watchdog.tick();
       expect(await readRun(db.dataSource, within)).toMatchObject({ state: 'FAILED', error: expect.stringMatching(/went DOWN .*\(no start of it was reported: it may never have started/) });
       expect((await readRun(db.dataSource, later)).state).toBe('RETRY_WAIT');
+    });
+
+    it('does not count silence while this node could not record heartbeats (its database down): DOWN the dead-after period after it records again, a dead executor on time', async () => {
+      const clock = new ManualClock(Date.now());
+      const side = await startDispatchSide(db.dataSource, { nodeId: 'node-outage', executorDeadAfterMs: DEAD_AFTER, executorGraceMs: GRACE }, { clock });
+      try {
+        const liveness = side.get(NodeLiveness);
+        const dog = side.get(Watchdog);
+        const period = side.config.heartbeatMs;
+        const T = clock.now();
+        let last = 0;
+        /** This node's heartbeats written every period from `from` up to `to` (the clock ends there). */
+        const beats = (from: number, to: number) => {
+          for (let at = from; at <= to; at += period) {
+            clock.set(at);
+            liveness.proven(at);
+            last = at;
+          }
+          clock.set(to);
+        };
+        /** Its heartbeats go on every period, nothing missed, up to `at`; then a tick. */
+        const downAt = async (at: number) => {
+          beats(last + period, at);
+          return (await dog.tick()).executorsDown;
+        };
+        // The database is down from T − 20 s to T − 5 s: this node writes no heartbeat, and answers
+        // the executors' heartbeats 500 — the last it recorded are from before.
+        beats(T - 60_000, T - 20_000);
+        const back = await seedExecutor(db.dataSource, { url: 'http://127.0.0.1:9/back', heartbeatAt: T - 20_000 });
+        const dead = await seedExecutor(db.dataSource, { url: 'http://127.0.0.1:9/dead', heartbeatAt: T - 20_000 });
+        clock.set(T - 5_000 - period);
+        expect((await dog.tick()).executorsDown).toBe(0); // not recording: its last heartbeat is a break old
+        beats(T - 5_000, T);
+        expect((await dog.tick()).executorsDown).toBe(0); // 20 s without a recorded heartbeat, 15 s of it the outage's
+        // The executors heartbeat again as soon as the engines answer; the dead one does not.
+        await db.dataSource.query('UPDATE executors SET heartbeat_at = ? WHERE id = ?', [T - 4_000, back]);
+        expect(await downAt(T + 4_999)).toBe(0);
+        expect(await downAt(T + 5_001)).toBe(1); // silent for the dead-after period since the database came back
+        // With the database fine, a dead executor is DOWN the moment it has been silent that long.
+        const later = await seedExecutor(db.dataSource, { url: 'http://127.0.0.1:9/later', heartbeatAt: T + 6_000 });
+        await db.dataSource.query('UPDATE executors SET heartbeat_at = ? WHERE id = ?', [T + 20_000, back]);
+        expect(await downAt(T + 6_000 + DEAD_AFTER)).toBe(0);
+        expect(await downAt(T + 6_000 + DEAD_AFTER + 1)).toBe(1);
+        const states = (await db.dataSource.query('SELECT id, state FROM executors ORDER BY id')) as Array<{ id: number; state: string }>;
+        expect(states.map((s) => [Number(s.id), s.state])).toEqual([
+          [back, 'UP'],
+          [dead, 'DOWN'],
+          [later, 'DOWN'],
+        ]);
+        expect((await alarms(db.dataSource, 'EXECUTOR_DOWN')).map((a) => a.executorId)).toEqual([dead, later]);
+      } finally {
+        await side.close();
+      }
     });
 
     it("counts a run handed back twice as no attempt: a task of two attempts retries the first that ran", async () => {

@@ -20,6 +20,7 @@ import {
 import { traceFields } from '@baton/tracing';
 import { Alarms } from '../alarms/alarms';
 import { ExecutorRestarts } from '../common/executor-restarts';
+import { NodeLiveness } from '../common/node-liveness';
 import { PeriodicLoop } from '../common/periodic-loop';
 import { HeldKeysSweep } from './held-keys-sweep';
 import { SentAheadHandBacks } from './sent-ahead-hand-backs';
@@ -65,7 +66,9 @@ export interface WatchdogReport {
  *   saying so (giveUp).
  * - TIMEOUT: a run DISPATCHED/ACCEPTED past deadline_at → TIMED_OUT, or RETRY_WAIT (attempt + 1)
  *   per the retry policy, TIMEOUT alarm, follow-ups; then a signed abort request to its executor.
- * - EXECUTOR_DOWN: an UP executor silent for executorDeadAfterMs → DOWN + alarm.
+ * - EXECUTOR_DOWN: an UP executor silent for executorDeadAfterMs → DOWN + alarm; silent while this
+ *   node could record its heartbeats (NodeLiveness.recordingSince: not while its database was
+ *   down, nor just after), so that an outage of the database does not make every executor DOWN.
  * - Hand-backs: the runs sent ahead to an executor of protocol 3 that went DOWN, whose instants
  *   come past its sent-ahead lease, never started there: dispatched again at once, not counted as
  *   an attempt (SentAheadHandBacks), when it goes DOWN and again at its reconciliation.
@@ -107,6 +110,7 @@ export class Watchdog implements OnModuleDestroy {
     private readonly restarts: ExecutorRestarts,
     private readonly handBacks: SentAheadHandBacks,
     private readonly withdrawals: WithdrawalsSweep,
+    private readonly liveness: NodeLiveness,
   ) {
     this.loop = new PeriodicLoop('watchdog', Math.max(50, config.watchdogIntervalMs), async () => void (await this.tick()), this.logger);
   }
@@ -223,6 +227,11 @@ export class Watchdog implements OnModuleDestroy {
   private async executorsDown(): Promise<number> {
     const now = this.clock.now();
     const heartbeatBefore = now - this.config.executorDeadAfterMs;
+    // Silence counts only while this node could record heartbeats: after its database was down it
+    // would find every executor silent — their heartbeats answered 500 — and declare them all DOWN
+    // (then UP a beat later). None is, until the dead-after period has passed since it records again.
+    const since = this.liveness.recordingSince();
+    if (since !== null && since > heartbeatBefore) return 0;
     const rows = await findSilentExecutors(this.dataSource.manager, { groups: this.config.groups, heartbeatBefore });
     let down = 0;
     for (const executor of rows) {
