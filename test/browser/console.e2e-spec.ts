@@ -1024,6 +1024,11 @@ describe('web console (Chromium)', { shuffle: false }, () => {
     await page.locator('table[aria-label="Load"] tr[data-load-tenant]').first().waitFor();
     expect(await page.locator('table[aria-label="Load"] tr[data-load-tenant]').count()).toBe(1);
     expect(await page.locator('table[aria-label="Load"] tr[data-load-tenant="parked-co"]').count()).toBe(0);
+    // Runs sent ahead of their instant are counted apart from the executors' load (what they hold less those).
+    const own = page.locator('table[aria-label="Load"] tr[data-load-tenant]').first();
+    expect(await own.locator('[data-load="sent-ahead"]').textContent()).toMatch(/^\d+$/);
+    expect(await own.locator('[data-load="executors"]').textContent()).toMatch(/^\d+ \/ \d+$/);
+    expect(await page.locator('[data-executor-load]').first().textContent()).toMatch(/^\d+ \/ \d+$/);
     await shot(page, '24-executors-load');
     expect(errors).toEqual([]);
   });

@@ -59,7 +59,10 @@ describe.each(TEST_DATABASES)('tenant load on %s', (kind) => {
     await runs(a.id, aTask, 'SUCCEEDED', 5, T0 - 60_000);
     await runs(b.id, bTask, 'PENDING', 2, T0 - 90_000);
     const executor = await insertExecutor(db.dataSource, a.id);
-    await db.dataSource.query('UPDATE executors SET in_flight = 3 WHERE id = ?', [executor.id]);
+    // Sent ahead of their instant to its executor, which holds them till then: a place there, no load.
+    for (const dueAt of [T0 + 5_000, T0 + 9_000]) await insertRun(db.dataSource, a.id, aTask, { state: 'ACCEPTED', scheduledAt: dueAt, dueAt, executorId: executor.id });
+    // What the executor reported in flight counts them.
+    await db.dataSource.query('UPDATE executors SET in_flight = 5 WHERE id = ?', [executor.id]);
 
     for (const who of [a.admin, a.viewer, a.viewerKey]) {
       const mine = await load(who);
@@ -71,14 +74,18 @@ describe.each(TEST_DATABASES)('tenant load on %s', (kind) => {
           due: { count: 5, capped: false },
           held: { count: 3, capped: false },
           inFlight: { count: 3, capped: false },
-          executors: { up: 1, capacity: 8, inFlight: 3 },
+          sentAhead: { count: 2, capped: false },
+          executors: { up: 1, capacity: 8, inFlight: 5 },
           oldestDueAt: T0 - 10_003,
           oldestDueAgeMs: 10_003,
           backlogLateSince: null,
         },
       ]);
     }
-    expect((await load(b.admin)).items).toMatchObject([{ tenantId: b.id, due: { count: 2 }, held: { count: 0 }, inFlight: { count: 0 }, executors: { up: 0, capacity: 0 }, oldestDueAgeMs: 90_001 }]);
+    expect((await load(b.admin)).items).toMatchObject([{ tenantId: b.id, due: { count: 2 }, held: { count: 0 }, inFlight: { count: 0 }, sentAhead: { count: 0 }, executors: { up: 0, capacity: 0 }, oldestDueAgeMs: 90_001 }]);
+    // The executor's own figures: what it reported, and the runs sent ahead to it that wait there.
+    const executors = await t.http().get('/api/executors').set(a.viewer);
+    expect(executors.body).toMatchObject([{ id: executor.id, capacity: 8, inFlight: 5, sentAhead: 2 }]);
 
     const all = await load(operator, '/api/operator/load');
     expect(all.tenants).toBe(2);
@@ -88,9 +95,10 @@ describe.each(TEST_DATABASES)('tenant load on %s', (kind) => {
     ]);
     expect((await load(operator, '/api/operator/load?limit=1')).items.map((x) => x.tenantId)).toEqual([b.id]);
 
-    // Time passes: the age follows the clock.
+    // Time passes: the age follows the clock, and the first run sent ahead has its instant: in flight.
     t.clock.advance(5_000);
-    expect((await load(a.admin)).items[0].oldestDueAgeMs).toBe(15_003);
+    expect((await load(a.admin)).items[0]).toMatchObject({ oldestDueAgeMs: 15_003, inFlight: { count: 4 }, sentAhead: { count: 1 } });
+    expect((await t.http().get(`/api/executors/${executor.id}`).set(a.viewer)).body).toMatchObject({ inFlight: 5, sentAhead: 1 });
   });
 
   it('stops counting at the cap and says so', async () => {

@@ -136,7 +136,7 @@ export { planShards } from './fan-out/plan-shards';
 export type { FanOutPlan, ShardPlan } from './fan-out/plan-shards';
 export { fanOutOutcome } from './fan-out/fan-out-outcome';
 export type { FanOutOutcome, ShardEnd } from './fan-out/fan-out-outcome';
-export { backlogAlarmStep, byOldestDue, loadCount, subtractCount, LOAD_COUNT_CAP } from './load/tenant-load';
+export { backlogAlarmStep, byOldestDue, executorLoad, loadCount, subtractCount, LOAD_COUNT_CAP } from './load/tenant-load';
 export type { BacklogAlarmStep, ExecutorCapacity, LoadCount, TenantLoad } from './load/tenant-load';
 export { eventMatches, eventRunParams, isExistsTest } from './event/event-match';
 export { JSON_PATH_PATTERN, JSON_PATH_RULE, MAX_JSON_PATH_LENGTH, jsonPathProblem, readJsonPath } from './event/json-path';

@@ -18,5 +18,6 @@ export interface Dashboard {
   earlyStarts: number;
   openAlarms: LoadCount;
   executorsUp: number;
-  backlog: { due: LoadCount; held: LoadCount; inFlight: LoadCount; oldestDueAgeMs: number | null };
+  /** inFlight: at executors, their instant come; sentAhead: sent ahead of their instant, waiting for it there (TenantLoad). */
+  backlog: { due: LoadCount; held: LoadCount; inFlight: LoadCount; sentAhead: LoadCount; oldestDueAgeMs: number | null };
 }

@@ -14,7 +14,10 @@ export interface Executor {
   app: string;
   url: string;
   capacity: number;
+  /** The runs its last heartbeat said it holds: running, waiting for a worker, and sent ahead waiting for their instant (`sentAhead` of them). Its load is executorLoad(inFlight, sentAhead). */
   inFlight: number;
+  /** Runs the engines sent it ahead of their instant that wait there for it, as the engines count them now: not its load. */
+  sentAhead: number;
   state: ExecutorState;
   registeredAt: number;
   heartbeatAt: number;

@@ -43,7 +43,7 @@ export class DashboardService {
       earlyStarts: stats.earlyStarts,
       openAlarms,
       executorsUp: own.executors.up,
-      backlog: { due: own.due, held: own.held, inFlight: own.inFlight, oldestDueAgeMs: own.oldestDueAgeMs },
+      backlog: { due: own.due, held: own.held, inFlight: own.inFlight, sentAhead: own.sentAhead, oldestDueAgeMs: own.oldestDueAgeMs },
     };
   }
 

@@ -1,9 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { redactParamsSchema, type JsonValue } from '@baton/domain';
 import { DataSource } from 'typeorm';
-import { deleteDownExecutor, ExecutorEntity, findExecutor, findTenant, inTransaction, listExecutors, TenantEntity } from '@baton/persistence';
+import { countSentAheadByExecutor, deleteDownExecutor, ExecutorEntity, findExecutor, findTenant, inTransaction, listExecutors, TenantEntity } from '@baton/persistence';
 import { auditChange } from '../audit';
 import { conflict, notFound } from '../common/api-error';
+import { CLOCK, type Clock } from '../common/clock';
 import type { ExecutorQuery, ExecutorView } from './dto/executor.dto';
 import { ExecutorSecretService } from './executor-secret.service';
 
@@ -17,19 +18,22 @@ export class ExecutorsService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly secrets: ExecutorSecretService,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /** The tenant's executors; `shown.secretValues` false (a viewer): their handlers' params schemas redacted (redactParamsSchema). */
   async list(tenantId: string, query: ExecutorQuery, shown: ShownValues): Promise<ExecutorView[]> {
     const rows = await listExecutors(this.dataSource.manager, tenantId, { app: query.app, state: query.state });
     const tenant = await this.tenant(tenantId);
-    return rows.map((row) => this.view(row, tenant, shown));
+    const sentAhead = await this.sentAhead(tenant);
+    return rows.map((row) => this.view(row, tenant, sentAhead, shown));
   }
 
   async get(tenantId: string, id: number, shown: ShownValues): Promise<ExecutorView> {
     const row = await findExecutor(this.dataSource.manager, tenantId, id);
     if (!row) throw notFound('Executor', id);
-    return this.view(row, await this.tenant(tenantId), shown);
+    const tenant = await this.tenant(tenantId);
+    return this.view(row, tenant, await this.sentAhead(tenant), shown);
   }
 
   /**
@@ -55,7 +59,12 @@ export class ExecutorsService {
     return tenant;
   }
 
-  private view(row: ExecutorEntity, tenant: TenantEntity, shown: ShownValues): ExecutorView {
+  /** The runs sent ahead to each of the tenant's executors that wait there for their instant: its reported in-flight figure counts them, its load does not. */
+  private sentAhead(tenant: TenantEntity): Promise<Map<number, number>> {
+    return countSentAheadByExecutor(this.dataSource.manager, { tenantId: tenant.id, engineGroup: tenant.engineGroup, now: this.clock.now() });
+  }
+
+  private view(row: ExecutorEntity, tenant: TenantEntity, sentAhead: ReadonlyMap<number, number>, shown: ShownValues): ExecutorView {
     const schemas = (row.handlerSchemas ?? {}) as Record<string, JsonValue>;
     return {
       id: row.id,
@@ -63,6 +72,7 @@ export class ExecutorsService {
       url: row.url,
       capacity: row.capacity,
       inFlight: row.inFlight,
+      sentAhead: sentAhead.get(row.id) ?? 0,
       state: row.state,
       registeredAt: row.registeredAt,
       heartbeatAt: row.heartbeatAt,

@@ -88,7 +88,7 @@ describe.each(TEST_DATABASES)('tenant load sampler on %s', (kind) => {
     const raised = await backlogAlarms();
     expect(raised.map((a) => a.tenantId)).toEqual(['late', 'strict']);
     expect(raised[0]).toMatchObject({ severity: 'WARNING', taskId: null, count: 1, published: false });
-    expect(raised[0].message).toBe('Tenant late: its oldest due run has waited 120 s (threshold 60 s); 3 due, 2 held by engines, 0 at executors (0 UP executor(s), capacity 0)');
+    expect(raised[0].message).toBe('Tenant late: its oldest due run has waited 120 s (threshold 60 s); 3 due, 2 held by engines, 0 at executors, 0 sent ahead waiting for their instant (0 UP executor(s), capacity 0)');
 
     // Still late: the episode goes on, nothing new.
     clock.advance(10_000);
@@ -119,6 +119,9 @@ describe.each(TEST_DATABASES)('tenant load sampler on %s', (kind) => {
     await due('b', 3, T - 50_000);
     await due('c', 4, T - 1_000);
     await due('c', 2, T, 'ACCEPTED');
+    // Sent ahead of their instant, waiting for it at their executor: no load, counted apart.
+    await due('a', 3, T + 5_000, 'ACCEPTED');
+    await due('c', 1, T + 5_000, 'DISPATCHED');
     await due('d', 1, T, 'CLAIMED');
     await db.dataSource.query(`INSERT INTO executors (tenant_id, app, url, capacity, in_flight, state, registered_at, heartbeat_at) VALUES ('c', 'x', 'http://c', 4, 2, 'UP', 0, 0)`);
     await engines[0].sampler.tick();
@@ -130,6 +133,7 @@ describe.each(TEST_DATABASES)('tenant load sampler on %s', (kind) => {
     expect(await values('baton_engine_tenant_oldest_due_age_seconds')).toEqual({ b: 50, a: 5, [OTHER_TENANTS]: 1 });
     expect(await values('baton_engine_tenant_held_runs')).toEqual({ b: 0, a: 0, [OTHER_TENANTS]: 1 });
     expect(await values('baton_engine_tenant_in_flight_runs')).toEqual({ b: 0, a: 0, [OTHER_TENANTS]: 2 });
+    expect(await values('baton_engine_tenant_sent_ahead_runs')).toEqual({ b: 0, a: 3, [OTHER_TENANTS]: 1 });
     expect(await values('baton_engine_tenant_executor_capacity')).toEqual({ b: 0, a: 0, [OTHER_TENANTS]: 4 });
 
     // b's backlog goes: it leaves the labels, c takes its place.
@@ -137,6 +141,7 @@ describe.each(TEST_DATABASES)('tenant load sampler on %s', (kind) => {
     await engines[0].sampler.tick();
     expect(await values('baton_engine_tenant_due_runs')).toEqual({ a: 2, c: 4, [OTHER_TENANTS]: 0 });
     expect(await values('baton_engine_tenant_in_flight_runs')).toEqual({ a: 0, c: 2, [OTHER_TENANTS]: 0 });
+    expect(await values('baton_engine_tenant_sent_ahead_runs')).toEqual({ a: 3, c: 1, [OTHER_TENANTS]: 0 });
     expect(await engines[0].metrics.registry.metrics()).toContain('baton_engine_tenant_held_runs{tenant="_other"} 1');
   });
 

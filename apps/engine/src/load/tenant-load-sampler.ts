@@ -99,21 +99,23 @@ export class TenantLoadSampler implements NodeWorker, OnModuleDestroy {
   /** Replaces the gauges' series in one synchronous step: a scrape sees one sample, never half of two. */
   private publish(board: LoadBoard, groupTotals: TenantRunCounts, now: number): void {
     const m = this.metrics;
-    const gauges = [m.tenantDueRuns, m.tenantHeldRuns, m.tenantInFlightRuns, m.tenantOldestDueAge, m.tenantExecutorCapacity];
+    const gauges = [m.tenantDueRuns, m.tenantHeldRuns, m.tenantInFlightRuns, m.tenantSentAheadRuns, m.tenantOldestDueAge, m.tenantExecutorCapacity];
     for (const gauge of gauges) gauge.reset(); // a tenant that left the top N (or the groups) loses its series
     const labelled = new Set<string>();
-    const sum = { due: 0, held: 0, inFlight: 0 };
+    const sum = { due: 0, held: 0, inFlight: 0, sentAhead: 0 };
     for (const load of board.top) {
       labelled.add(load.tenantId);
       const tenant = this.labels.label(load.tenantId);
       m.tenantDueRuns.set({ tenant }, load.due.count);
       m.tenantHeldRuns.set({ tenant }, load.held.count);
       m.tenantInFlightRuns.set({ tenant }, load.inFlight.count);
+      m.tenantSentAheadRuns.set({ tenant }, load.sentAhead.count);
       m.tenantOldestDueAge.set({ tenant }, (load.oldestDueAgeMs ?? 0) / 1000);
       m.tenantExecutorCapacity.set({ tenant }, load.executors.capacity);
       sum.due += load.due.count;
       sum.held += load.held.count;
       sum.inFlight += load.inFlight.count;
+      sum.sentAhead += load.sentAhead.count;
     }
     let oldestOther: number | null = null;
     for (const [tenantId, at] of board.oldestDue) if (!labelled.has(tenantId) && (oldestOther === null || at < oldestOther)) oldestOther = at;
@@ -123,6 +125,7 @@ export class TenantLoadSampler implements NodeWorker, OnModuleDestroy {
     m.tenantDueRuns.set(other, subtractCount(groupTotals.due, sum.due).count);
     m.tenantHeldRuns.set(other, subtractCount(groupTotals.held, sum.held).count);
     m.tenantInFlightRuns.set(other, subtractCount(groupTotals.inFlight, sum.inFlight).count);
+    m.tenantSentAheadRuns.set(other, subtractCount(groupTotals.sentAhead, sum.sentAhead).count);
     m.tenantOldestDueAge.set(other, oldestOther === null ? 0 : Math.max(0, now - oldestOther) / 1000);
     m.tenantExecutorCapacity.set(other, otherCapacity);
   }

@@ -189,8 +189,21 @@ export class EngineMetrics {
   /** Events received per second over the last EVENT_RATE_WINDOW_MS (10 s), among the newest 100,000 events of all tenants. */
   readonly tenantEventRate = new Gauge({ name: 'baton_engine_tenant_events_per_second', help: 'Events received per second over the last 10 s, per tenant', labelNames: ['tenant'], registers: [this.registry] });
 
-  /** DISPATCHED/ACCEPTED runs: at executors. */
-  readonly tenantInFlightRuns = new Gauge({ name: 'baton_engine_tenant_in_flight_runs', help: 'Runs at executors (DISPATCHED/ACCEPTED), per tenant', labelNames: ['tenant'], registers: [this.registry] });
+  /** DISPATCHED/ACCEPTED runs whose instant has come: the executors' load (saturation is this ÷ capacity). */
+  readonly tenantInFlightRuns = new Gauge({
+    name: 'baton_engine_tenant_in_flight_runs',
+    help: 'Runs at executors whose instant has come (DISPATCHED/ACCEPTED: running, or waiting there for a worker), per tenant; runs sent ahead are baton_engine_tenant_sent_ahead_runs',
+    labelNames: ['tenant'],
+    registers: [this.registry],
+  });
+
+  /** DISPATCHED/ACCEPTED runs sent ahead of their instant (BATON_SEND_AHEAD_MS), waiting for it at their executor: no worker's load. */
+  readonly tenantSentAheadRuns = new Gauge({
+    name: 'baton_engine_tenant_sent_ahead_runs',
+    help: 'Runs sent ahead to executors that wait there for their instant (DISPATCHED/ACCEPTED, instant to come: not load), per tenant',
+    labelNames: ['tenant'],
+    registers: [this.registry],
+  });
 
   /** How long the oldest due run has waited (0 when nothing is due); `_other`: the longest among the others. */
   readonly tenantOldestDueAge = new Gauge({

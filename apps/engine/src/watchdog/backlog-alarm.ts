@@ -60,7 +60,7 @@ export class BacklogAlarm {
         type: 'BACKLOG_LATE',
         message:
           `Tenant ${tenantId}: its oldest due run has waited ${seconds(ageMs)} (threshold ${seconds(thresholdMs)}); ` +
-          `${shown(counts.due)} due, ${shown(counts.held)} held by engines, ${shown(counts.inFlight)} at executors ` +
+          `${shown(counts.due)} due, ${shown(counts.held)} held by engines, ${shown(counts.inFlight)} at executors, ${shown(counts.sentAhead)} sent ahead waiting for their instant ` +
           `(${executors.up} UP executor(s), capacity ${executors.capacity})`,
         data: {
           oldestDueAt,
@@ -70,6 +70,7 @@ export class BacklogAlarm {
           dueCapped: counts.due.capped,
           held: counts.held.count,
           inFlight: counts.inFlight.count,
+          sentAhead: counts.sentAhead.count,
           executors: { up: executors.up, capacity: executors.capacity, inFlight: executors.inFlight },
         },
         now,

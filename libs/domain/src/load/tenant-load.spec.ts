@@ -1,11 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { backlogAlarmStep, byOldestDue, loadCount, subtractCount } from './tenant-load';
+import { backlogAlarmStep, byOldestDue, executorLoad, loadCount, subtractCount } from './tenant-load';
 
 describe('tenant load', () => {
   it('reads a count taken with LIMIT cap + 1 as capped', () => {
     expect(loadCount(10, 10)).toEqual({ count: 10, capped: false });
     expect(loadCount(11, 10)).toEqual({ count: 10, capped: true });
     expect(subtractCount({ count: 10, capped: true }, 12)).toEqual({ count: 0, capped: true });
+  });
+
+  it("an executor's load leaves out the runs sent ahead to it that wait for their instant, never below 0", () => {
+    expect(executorLoad(16, 15)).toBe(1); // idle but for one: the rest wait for their instants
+    expect(executorLoad(16, 0)).toBe(16);
+    expect(executorLoad(2, 5)).toBe(0); // its heartbeat was before the last ones were sent
   });
 
   it('orders the oldest due first, then the tenants with nothing due by id', () => {

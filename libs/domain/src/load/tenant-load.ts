@@ -23,7 +23,7 @@ export interface ExecutorCapacity {
   up: number;
   /** Sum of their pool sizes. */
   capacity: number;
-  /** Sum of the runs they said they had in flight. */
+  /** Sum of the runs they said they had in flight: running, waiting for a worker, and sent ahead waiting for their instant (executorLoad takes those out). */
   inFlight: number;
 }
 
@@ -34,8 +34,10 @@ export interface TenantLoad {
   due: LoadCount;
   /** CLAIMED runs: held by engines, waiting for their instant, a token or an executor's credit. */
   held: LoadCount;
-  /** DISPATCHED and ACCEPTED runs: at an executor (a fan-out run counts while its shards run). */
+  /** DISPATCHED and ACCEPTED runs whose instant has come: at an executor, running or waiting there for a worker (a fan-out run counts while its shards run). The executors' load. */
   inFlight: LoadCount;
+  /** DISPATCHED and ACCEPTED runs sent ahead of their instant (BATON_SEND_AHEAD_MS), waiting for it at their executor: a place there, no worker — not load. */
+  sentAhead: LoadCount;
   executors: ExecutorCapacity;
   /** Due time of the oldest due run; null when nothing is due. */
   oldestDueAt: number | null;
@@ -48,6 +50,16 @@ export interface TenantLoad {
 /** A count read with `LIMIT cap + 1`, as a LoadCount. */
 export function loadCount(counted: number, cap = LOAD_COUNT_CAP): LoadCount {
   return counted > cap ? { count: cap, capped: true } : { count: counted, capped: false };
+}
+
+/**
+ * What an executor (or a tenant's executors) has to do now: the runs it reported in flight less
+ * those sent ahead to it that wait there for their instant, which its figure counts (they take a
+ * place, no worker). The runs sent ahead are the engines' count of now, the figure its last
+ * heartbeat's: never below 0.
+ */
+export function executorLoad(reportedInFlight: number, sentAhead: number): number {
+  return Math.max(0, reportedInFlight - sentAhead);
 }
 
 /** `a − b` of two counts, never below 0; capped when `a` is (what is left of a lower bound is a lower bound). */

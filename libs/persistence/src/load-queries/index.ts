@@ -8,6 +8,7 @@ export type { TenantRunCounts } from './count-tenant-runs';
 export { countGroupRuns } from './count-group-runs';
 export { countRecentEvents, countRecentEventsSql } from './count-recent-events';
 export { sumExecutorCapacity } from './sum-executor-capacity';
+export { countSentAheadByExecutor } from './sent-ahead';
 export { findLoadTenants } from './find-load-tenants';
 export type { LoadTenantRow } from './find-load-tenants';
 export { markBacklogLate, clearBacklogLate } from './backlog-late';

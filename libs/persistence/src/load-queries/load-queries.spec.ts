@@ -8,6 +8,7 @@ import { clearBacklogLate, markBacklogLate } from './backlog-late';
 import { findLoadTenants } from './find-load-tenants';
 import { findOldestDue, findOldestDueSql } from './find-oldest-due';
 import { readLoadBoard } from './read-load-board';
+import { countSentAheadByExecutor } from './sent-ahead';
 
 const T = 1_767_225_600_000;
 
@@ -39,22 +40,35 @@ describe.each(TEST_DATABASES)('load queries on %s', (kind) => {
     await runs(db.dataSource, 'a', 'RETRY_WAIT', 2, T - 500); // due
     await runs(db.dataSource, 'a', 'PENDING', 4, T + 1000); // planned ahead: not due yet
     await runs(db.dataSource, 'a', 'CLAIMED', 3, T);
-    await runs(db.dataSource, 'a', 'DISPATCHED', 1, T);
-    await runs(db.dataSource, 'a', 'ACCEPTED', 2, T);
+    await runs(db.dataSource, 'a', 'DISPATCHED', 1, T - 10);
+    await runs(db.dataSource, 'a', 'ACCEPTED', 2, T - 10);
     await runs(db.dataSource, 'a', 'SUCCEEDED', 5, T - 5000);
     await runs(db.dataSource, 'b', 'PENDING', 11, T - 9000);
+    // Sent ahead of their instant, waiting for it at their executor: not in flight.
+    await runs(db.dataSource, 'a', 'ACCEPTED', 4, T + 3000);
+    await runs(db.dataSource, 'a', 'DISPATCHED', 1, T + 3000);
+    // Handed back before its instant and sent ahead again: due_at is the hand-back's, instant_at its instant.
+    await runs(db.dataSource, 'a', 'ACCEPTED', 1, T - 100);
+    await db.dataSource.query("UPDATE runs SET instant_at = ? WHERE tenant_id = 'a' AND due_at = ?", [T + 2000, T - 100]);
+    // Deferred past its instant (a dispatch back-off) and sent at its new due time: its instant has come.
+    await runs(db.dataSource, 'a', 'ACCEPTED', 1, T - 200);
+    await db.dataSource.query("UPDATE runs SET instant_at = ? WHERE tenant_id = 'a' AND due_at = ?", [T - 5000, T - 200]);
     const m = db.dataSource.manager;
     expect(await countTenantRuns(m, { tenantId: 'a', engineGroup: 'default', now: T, cap: 100 })).toEqual({
       due: { count: 9, capped: false },
       held: { count: 3, capped: false },
-      inFlight: { count: 3, capped: false },
+      inFlight: { count: 4, capped: false },
+      sentAhead: { count: 6, capped: false },
     });
     expect(await countTenantRuns(m, { tenantId: 'a', engineGroup: 'default', now: T, cap: 8 })).toMatchObject({ due: { count: 8, capped: true }, held: { count: 3, capped: false } });
     expect((await countTenantRuns(m, { tenantId: 'b', engineGroup: 'default', now: T, cap: 100 })).due.count).toBe(11);
+    // Their instants come: in flight.
+    expect(await countTenantRuns(m, { tenantId: 'a', engineGroup: 'default', now: T + 5000, cap: 100 })).toMatchObject({ inFlight: { count: 10 }, sentAhead: { count: 0 } });
     expect(await countGroupRuns(m, { groups: ['default'], now: T, cap: 100 })).toEqual({
       due: { count: 20, capped: false },
       held: { count: 3, capped: false },
-      inFlight: { count: 3, capped: false },
+      inFlight: { count: 4, capped: false },
+      sentAhead: { count: 6, capped: false },
     });
 
     // The oldest due run of each tenant: PENDING or RETRY_WAIT, whichever is older.
@@ -66,6 +80,19 @@ describe.each(TEST_DATABASES)('load queries on %s', (kind) => {
     expect(await findOldestDue(m, { now: T, tenants: [both[0]] })).toEqual(new Map([['a', T - 1000]]));
     expect(await findOldestDue(m, { now: T - 2000, tenants: both })).toEqual(new Map([['b', T - 9000]]));
     expect(await findOldestDue(m, { now: T, tenants: [] })).toEqual(new Map());
+  });
+
+  it('counts the runs sent ahead to each executor of a tenant that wait there for their instant, nobody else\'s', async () => {
+    await tenant(db.dataSource, 'a');
+    await tenant(db.dataSource, 'b');
+    await runs(db.dataSource, 'a', 'ACCEPTED', 3, T + 1000); // sent ahead
+    await runs(db.dataSource, 'a', 'DISPATCHED', 1, T + 5000); // sent ahead
+    await runs(db.dataSource, 'a', 'ACCEPTED', 2, T - 1000); // running
+    await runs(db.dataSource, 'a', 'PENDING', 2, T + 1000); // not sent
+    await runs(db.dataSource, 'b', 'ACCEPTED', 2, T + 1000); // another tenant's
+    await db.dataSource.query("UPDATE runs SET executor_id = CASE WHEN due_at = ? THEN 8 ELSE 7 END WHERE state IN ('DISPATCHED', 'ACCEPTED')", [T + 1001]);
+    expect(await countSentAheadByExecutor(db.dataSource.manager, { tenantId: 'a', engineGroup: 'default', now: T })).toEqual(new Map([[7, 3], [8, 1]]));
+    expect(await countSentAheadByExecutor(db.dataSource.manager, { tenantId: 'a', engineGroup: 'default', now: T + 5000 })).toEqual(new Map());
   });
 
   it('ranks a board by the oldest due run and counts only its first `limit` tenants', async () => {
@@ -170,14 +197,19 @@ describe('load query plans on mysql', () => {
     expect(await countRecentEvents(db.dataSource.manager, { since: T, cap: 100 })).toEqual(new Map([['t2', 10]]));
   });
 
-  it("a tenant's counts are ranges of ix_runs_claim and ix_runs_tenant_filter read from the index alone, and stop at the cap", async () => {
-    const plan = await explain(countTenantRunsSql('mysql'), ['default', 't0', T, 10_001, 't0', 10_001, 't0', 10_001]);
+  it("a tenant's counts are ranges of ix_runs_claim and ix_runs_tenant_filter, read from the index alone but the runs sent ahead, and stop at the cap", async () => {
+    const plan = await explain(countTenantRunsSql('mysql'), ['default', 't0', T, 10_001, 't0', 10_001, 't0', 10_001, 'default', 't0', T, 10_001]);
     const ofRuns = plan.filter((r) => r.table === 'runs');
-    expect(ofRuns.map((r) => r.key).sort()).toEqual(['ix_runs_claim', 'ix_runs_tenant_filter', 'ix_runs_tenant_filter']);
-    for (const r of ofRuns) {
-      expect(['range', 'ref']).toContain(r.type);
-      expect(r.Extra).toMatch(/Using index/);
-    }
+    expect(ofRuns.map((r) => r.key).sort()).toEqual(['ix_runs_claim', 'ix_runs_claim', 'ix_runs_tenant_filter', 'ix_runs_tenant_filter']);
+    for (const r of ofRuns) expect(['range', 'ref']).toContain(r.type);
+    // The three counts from the index alone; the runs sent ahead (the tenant's DISPATCHED and
+    // ACCEPTED range of ix_runs_claim) read their rows for instant_at.
+    expect(ofRuns.map((r) => [r.key, r.Extra]).sort()).toEqual([
+      ['ix_runs_claim', 'Using index condition; Using where'],
+      ['ix_runs_claim', 'Using where; Using index'],
+      ['ix_runs_tenant_filter', 'Using where; Using index'],
+      ['ix_runs_tenant_filter', 'Using where; Using index'],
+    ]);
     expect((await countTenantRuns(db.dataSource.manager, { tenantId: 't0', engineGroup: 'default', now: T, cap: 1000 })).due).toEqual({ count: 1000, capped: true });
   });
 });

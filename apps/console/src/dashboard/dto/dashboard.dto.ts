@@ -12,7 +12,8 @@ export const MAX_DASHBOARDS = 100;
 export class BacklogView {
   @ApiProperty({ type: LoadCountView, description: 'PENDING and RETRY_WAIT runs whose due time has come' }) due!: LoadCountView;
   @ApiProperty({ type: LoadCountView, description: 'CLAIMED runs held by engines' }) held!: LoadCountView;
-  @ApiProperty({ type: LoadCountView, description: 'DISPATCHED and ACCEPTED runs at executors' }) inFlight!: LoadCountView;
+  @ApiProperty({ type: LoadCountView, description: 'DISPATCHED and ACCEPTED runs whose instant has come: at executors, running or waiting there for a worker' }) inFlight!: LoadCountView;
+  @ApiProperty({ type: LoadCountView, description: 'DISPATCHED and ACCEPTED runs sent ahead of their instant, waiting for it at their executor: not load' }) sentAhead!: LoadCountView;
   @ApiProperty({ type: Number, nullable: true, description: 'How long the oldest due run has waited (ms); null when nothing is due' }) oldestDueAgeMs!: number | null;
 }
 

@@ -8,8 +8,11 @@ export class ExecutorView implements Api.Executor {
   @ApiProperty() id!: number;
   @ApiProperty() app!: string;
   @ApiProperty() url!: string;
-  @ApiProperty() capacity!: number;
-  @ApiProperty() inFlight!: number;
+  @ApiProperty({ description: 'Its pool size (workers), as its last heartbeat said' }) capacity!: number;
+  @ApiProperty({ description: 'The runs its last heartbeat said it holds: running, waiting for a worker, and sent ahead waiting for their instant (`sentAhead` of them). Its load is `inFlight` − `sentAhead`' })
+  inFlight!: number;
+  @ApiProperty({ description: 'Runs the engines sent it ahead of their instant (BATON_SEND_AHEAD_MS) that wait there for it, as the engines count them now: a place there, no worker — not its load' })
+  sentAhead!: number;
   @ApiProperty({ enum: EXECUTOR_STATES }) state!: ExecutorState;
   @ApiProperty() registeredAt!: number;
   @ApiProperty() heartbeatAt!: number;

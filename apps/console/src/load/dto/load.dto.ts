@@ -15,7 +15,7 @@ export class LoadCountView implements Api.LoadCount {
 export class ExecutorCapacityView implements Api.ExecutorCapacity {
   @ApiProperty({ description: 'UP executors' }) up!: number;
   @ApiProperty({ description: 'Sum of their pool sizes, from their last heartbeats' }) capacity!: number;
-  @ApiProperty({ description: 'Sum of the runs they reported in flight' }) inFlight!: number;
+  @ApiProperty({ description: 'Sum of the runs they reported in flight: running, waiting for a worker, and sent ahead waiting for their instant (their load is this less the tenant\'s `sentAhead`)' }) inFlight!: number;
 }
 
 export class TenantLoadView implements Api.TenantLoad {
@@ -23,7 +23,10 @@ export class TenantLoadView implements Api.TenantLoad {
   @ApiProperty() engineGroup!: string;
   @ApiProperty({ type: LoadCountView, description: 'PENDING and RETRY_WAIT runs whose due time has come: waiting for an engine to claim them' }) due!: LoadCountView;
   @ApiProperty({ type: LoadCountView, description: 'CLAIMED runs: held by engines until their instant, a token or an executor credit' }) held!: LoadCountView;
-  @ApiProperty({ type: LoadCountView, description: 'DISPATCHED and ACCEPTED runs: at executors (a fan-out run counts while its shards run)' }) inFlight!: LoadCountView;
+  @ApiProperty({ type: LoadCountView, description: 'DISPATCHED and ACCEPTED runs whose instant has come: at executors, running or waiting there for a worker (a fan-out run counts while its shards run). The executors\' load' })
+  inFlight!: LoadCountView;
+  @ApiProperty({ type: LoadCountView, description: 'DISPATCHED and ACCEPTED runs sent ahead of their instant (BATON_SEND_AHEAD_MS), waiting for it at their executor: a place there, no worker — not load' })
+  sentAhead!: LoadCountView;
   @ApiProperty({ type: ExecutorCapacityView }) executors!: ExecutorCapacityView;
   @ApiProperty({ type: Number, nullable: true, description: 'Due time of the oldest due run (epoch ms); null when nothing is due' }) oldestDueAt!: number | null;
   @ApiProperty({ type: Number, nullable: true, description: '`at` − `oldestDueAt`: how long the oldest due run has waited; null when nothing is due' }) oldestDueAgeMs!: number | null;

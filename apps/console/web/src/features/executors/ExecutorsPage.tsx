@@ -5,6 +5,7 @@ import { DataTable } from '../../shared/DataTable';
 import { EmptyState } from '../../shared/EmptyState';
 import { fmtSince, fmtTime, fmtUtc } from '../../shared/format';
 import { useInterval, useLoad, useNow } from '../../shared/hooks';
+import { executorLoad } from '@baton/domain/load/tenant-load';
 import { LoadTable } from './LoadTable';
 import type { Executor, ExecutorConnection, RotatedExecutorSecret } from '../../shared/model';
 import { RotatedSecret, RotateSecretForm } from './RotateSecretForm';
@@ -91,11 +92,26 @@ export function ExecutorsPage({ canRotate }: { canRotate: boolean }) {
           },
           {
             header: t('Load'),
-            cell: (e) => (
-              <>
-                <meter min={0} max={Math.max(1, e.capacity)} value={e.inFlight} high={e.capacity * 0.8} aria-label={t('Load of {{app}}', { app: e.app })} /> {e.inFlight} / {e.capacity}
-              </>
-            ),
+            cell: (e) => {
+              // What it reported in flight counts the runs sent ahead to it, which wait there for their instant: not its load.
+              const load = executorLoad(e.inFlight, e.sentAhead);
+              return (
+                <>
+                  <meter min={0} max={Math.max(1, e.capacity)} value={load} high={e.capacity * 0.8} aria-label={t('Load of {{app}}', { app: e.app })} />{' '}
+                  <span data-executor-load={e.id}>
+                    {load} / {e.capacity}
+                  </span>
+                  {e.sentAhead > 0 ? (
+                    <>
+                      {' '}
+                      <span className="muted small" data-executor-sent-ahead={e.id} title={t('DISPATCHED and ACCEPTED sent ahead of their instant, waiting for it at their executor: a place there, no worker')}>
+                        {t('+{{count}} sent ahead', { count: e.sentAhead })}
+                      </span>
+                    </>
+                  ) : null}
+                </>
+              );
+            },
           },
           { header: t('Last heartbeat'), cellProps: (e) => ({ title: `${fmtTime(e.heartbeatAt)} · ${e.heartbeatAt ? fmtUtc(e.heartbeatAt) : ''}` }), cell: (e) => fmtSince(e.heartbeatAt, now) },
           { header: t('Registered'), className: 'small', cell: (e) => <Time ms={e.registeredAt} /> },

@@ -4,6 +4,7 @@ import { DataTable } from '../../shared/DataTable';
 import { EmptyState } from '../../shared/EmptyState';
 import { fmtDuration, fmtNumber, fmtTime } from '../../shared/format';
 import { useInterval, useLoad } from '../../shared/hooks';
+import { executorLoad } from '@baton/domain/load/tenant-load';
 import type { LoadBoard, LoadCount } from '../../shared/model';
 import { t } from '../../shared/i18n/i18n';
 
@@ -17,8 +18,9 @@ function fmtCount(c: LoadCount): string {
 
 /**
  * Tenants' load (GET /api/load: the tenant's own; GET /api/operator/load: every tenant's, the
- * oldest due run first): runs due, held by engines, at executors, the executors' capacity, and how
- * long the oldest due run has waited. Refreshed every few seconds.
+ * oldest due run first): runs due, held by engines, at executors (their instant come), sent ahead
+ * to executors (waiting there for their instant: not load), the executors' load and capacity, and
+ * how long the oldest due run has waited. Refreshed every few seconds.
  */
 export function LoadTable({ operator }: { operator: boolean }) {
   const board = useLoad(() => get<LoadBoard>(operator ? '/operator/load' : '/load'), [operator]);
@@ -38,15 +40,23 @@ export function LoadTable({ operator }: { operator: boolean }) {
           operator && { header: t('Group'), className: 'small', cellProps: () => ({ translate: 'no' as const }), cell: (x) => x.engineGroup },
           { header: t('Due'), cellProps: () => ({ 'data-load': 'due', title: t('PENDING and RETRY_WAIT runs whose time has come, not claimed yet') }), cell: (x) => fmtCount(x.due) },
           { header: t('Held by engines'), cellProps: () => ({ 'data-load': 'held', title: t('CLAIMED: waiting in an engine for their instant, a token or an executor') }), cell: (x) => fmtCount(x.held) },
-          { header: t('At executors'), cellProps: () => ({ 'data-load': 'in-flight', title: t('DISPATCHED and ACCEPTED') }), cell: (x) => fmtCount(x.inFlight) },
+          { header: t('At executors'), cellProps: () => ({ 'data-load': 'in-flight', title: t('DISPATCHED and ACCEPTED whose instant has come: running, or waiting at their executor for a worker') }), cell: (x) => fmtCount(x.inFlight) },
+          { header: t('Sent ahead'), cellProps: () => ({ 'data-load': 'sent-ahead', title: t('DISPATCHED and ACCEPTED sent ahead of their instant, waiting for it at their executor: a place there, no worker') }), cell: (x) => fmtCount(x.sentAhead) },
           {
             header: t('Executors'),
-            cell: (x) => (
-              <>
-                <meter min={0} max={Math.max(1, x.executors.capacity)} value={x.executors.inFlight} high={x.executors.capacity * 0.8} aria-label={t('Executor load of {{tenant}}', { tenant: x.tenantId })} />{' '}
-                {x.executors.inFlight} / {x.executors.capacity} <span className="muted small">{t('({{count}} up)', { count: x.executors.up })}</span>
-              </>
-            ),
+            cell: (x) => {
+              // What they reported in flight counts the runs sent ahead to them: not their load.
+              const load = executorLoad(x.executors.inFlight, x.sentAhead.count);
+              return (
+                <>
+                  <meter min={0} max={Math.max(1, x.executors.capacity)} value={load} high={x.executors.capacity * 0.8} aria-label={t('Executor load of {{tenant}}', { tenant: x.tenantId })} />{' '}
+                  <span data-load="executors">
+                    {load} / {x.executors.capacity}
+                  </span>{' '}
+                  <span className="muted small">{t('({{count}} up)', { count: x.executors.up })}</span>
+                </>
+              );
+            },
           },
           {
             header: t('Oldest due waited'),

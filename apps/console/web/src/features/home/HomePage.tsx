@@ -95,9 +95,13 @@ export function HomePage({ operator }: { operator: boolean }) {
               <dt>{t('Held by engines')}</dt>
               <dd data-kpi="held">{count(d.backlog.held)}</dd>
             </div>
-            <div className="card" title={t('DISPATCHED and ACCEPTED')}>
+            <div className="card" title={t('DISPATCHED and ACCEPTED whose instant has come: running, or waiting at their executor for a worker')}>
               <dt>{t('In flight')}</dt>
               <dd data-kpi="in-flight">{count(d.backlog.inFlight)}</dd>
+            </div>
+            <div className="card" title={t('DISPATCHED and ACCEPTED sent ahead of their instant, waiting for it at their executor: a place there, no worker')}>
+              <dt>{t('Sent ahead')}</dt>
+              <dd data-kpi="sent-ahead">{count(d.backlog.sentAhead)}</dd>
             </div>
             <div className="card">
               <dt>{t('Oldest due waited')}</dt>
