@@ -52,6 +52,20 @@ describe.each(TEST_DATABASES)('alarms (outbox rows, per-task settings) on %s', (
     expect(alarm).toMatchObject({ runId: 1, count: 2, publishedAt: null });
   });
 
+  it('a repeat that refreshes gives the open alarm its message and data, published again with its count; an acknowledged one is news again', async () => {
+    const skew = (now: number, message: string, state: string) => raise({ type: 'CLOCK_SKEW', message, data: { state }, silenceMs: 600_000, refresh: true, now });
+    expect(await skew(T, '1197 ms ahead', 'SKEWED')).toBe('WRITTEN');
+    await db.dataSource.query(`UPDATE alarms SET published_at = ?`, [T + 5]); // the relay published it
+    expect(await skew(T + 60_000, '3004 ms behind: claims no runs', 'STOPPED')).toBe('COLLAPSED');
+    expect(await rows()).toEqual([expect.objectContaining({ count: 2, message: '3004 ms behind: claims no runs', data: { state: 'STOPPED' }, publishedAt: null })]);
+    await db.dataSource.query(`UPDATE alarms SET acked_at = ?`, [T + 61_000]);
+    expect(await skew(T + 62_000, '1000 ms behind', 'SKEWED')).toBe('WRITTEN');
+    expect((await rows()).map((a) => [a.count, a.message])).toEqual([
+      [2, '3004 ms behind: claims no runs'],
+      [1, '1000 ms behind'],
+    ]);
+  });
+
   it('counts every repeat of transactions that commit together, and none of one that rolls back', async () => {
     const task = await seedTask(db.dataSource, { name: 'storm', alarmSilenceMs: 60_000 });
     const failed = (now: number) => ({ tenantId: 'acme', type: 'FAILED' as const, taskId: task.id, message: 'boom', now });

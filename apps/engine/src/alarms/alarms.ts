@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { AlarmType, JsonValue, Severity } from '@baton/domain';
-import { alarmUidExists, findAlarmToCountInto, findTaskAlarmSettings, insertAlarm } from '@baton/persistence';
+import { alarmUidExists, findAlarmToCountInto, findTaskAlarmSettings, insertAlarm, refreshAlarmText } from '@baton/persistence';
 import { ALARM_ID_PATTERN } from '@baton/messaging';
 import { AlarmCounts } from './alarm-counts';
 import { collapsible, severityOf } from './alarm-policy';
@@ -34,6 +34,12 @@ export interface RaiseAlarm {
    * callback's attempt row), so the task is not read again for each alarm; undefined: read.
    */
   silenceMs?: number;
+  /**
+   * A repeat counted into the open alarm gives it this message and data (refreshAlarmText): what
+   * stands now, not what the first said. CLOCK_SKEW: a later episode may be the other way, or stop
+   * the engine's claims. Default: the first's stay, the count says how many came.
+   */
+  refresh?: boolean;
   /**
    * The alarm's stable id (alarms.uid, the message `id`). Default: a new UUID. A business alarm
    * brings the executor SDK's id, so a callback that carries it again writes nothing.
@@ -108,7 +114,8 @@ export class Alarms {
       const into = this.collapsedInto.get(manager)?.get(collapseKey) ?? (await findAlarmToCountInto(manager, collapse));
       if (into !== null) {
         this.remember(manager, collapseKey, into);
-        this.counts.add(manager, into); // and published again with its new count
+        if (alarm.refresh) await refreshAlarmText(manager, { id: into, message, dataJson: alarm.data === undefined ? null : truncateJson(alarm.data) });
+        this.counts.add(manager, into); // and published again with its new count (and text)
         return 'COLLAPSED';
       }
     }

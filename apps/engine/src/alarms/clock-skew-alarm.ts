@@ -10,10 +10,13 @@ const CLOCK_SKEW_SILENCE_MS = 10 * 60_000;
 
 /**
  * CLOCK_SKEW (issue 39 item 2): this engine's clock went beyond BATON_CLOCK_SKEW_ALARM_MS of the
- * database's. Raised once per episode (ClockWatch says when one starts), to every tenant of the
- * engine's groups — their runs are the ones it schedules — in one transaction; no task. It does
- * not name the engine (its node id names its host by default): the operator finds it in the
- * engine's log (ClockWatch) and on the engine nodes page (clock offset).
+ * database's. Raised once per episode and way it is off (ClockCheck says when), to every tenant of
+ * the engine's groups — their runs are the ones it schedules — in one transaction; no task. A
+ * later one within the silence window counts into the tenant's open CLOCK_SKEW and gives it its
+ * message (`refresh`): the alarm says what stands now — first 1197 ms ahead, then 3 s behind and
+ * claiming nothing said the first all along. It does not name the engine (its node id names its
+ * host by default): the operator finds it in the engine's log (ClockWatch) and on the engine
+ * nodes page (clock offset).
  */
 @Injectable()
 export class ClockSkewAlarm {
@@ -37,6 +40,7 @@ export class ClockSkewAlarm {
           message,
           data: { offsetMs: measure.offsetMs, uncertaintyMs: measure.uncertaintyMs, state: measure.state },
           silenceMs: CLOCK_SKEW_SILENCE_MS,
+          refresh: true,
           now: measure.at,
         });
       }

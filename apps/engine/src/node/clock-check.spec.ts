@@ -38,7 +38,7 @@ describe.each(TEST_DATABASES)('clock check on %s', (kind) => {
     made.push(alarms);
     const check = new ClockCheck(db.dataSource, config, side.clockWatch, new ClockSkewAlarm(db.dataSource, config, alarms));
     await side.node.register('http://127.0.0.1:9');
-    return { machine, clock, side, check };
+    return { machine, clock, side, check, alarms };
   }
 
   it('applies no reading whose round trip was long (a held-up answer is anywhere in it): the clock keeps its last precise offset', async () => {
@@ -80,6 +80,33 @@ describe.each(TEST_DATABASES)('clock check on %s', (kind) => {
     await check.runOnce();
     expect(side.clockWatch.measure!.state).toBe('IN_BOUND');
     expect(await side.claimer.claimOnce()).toMatchObject({ claimed: 1 });
+  });
+
+  it('a later episode another way (ahead, then behind and stopped) or a stop within one is alarmed again: the open CLOCK_SKEW counts it and says what stands now', async () => {
+    const { machine, side, check, alarms } = await skewedEngine(1_200, 2_000);
+    const clockSkews = async () => {
+      await alarms.countsWritten();
+      return db.dataSource.getRepository(AlarmEntity).find({ where: { type: 'CLOCK_SKEW' } });
+    };
+    await check.runOnce();
+    expect(side.clockWatch.measure!.state).toBe('SKEWED');
+    expect(await clockSkews()).toEqual([expect.objectContaining({ count: 1, message: expect.stringMatching(/^An engine of your engine group: its clock is 1\d{3} ms ahead of the database's.*It schedules on the database's time/) })]);
+
+    machine.set(await readDatabaseTime(db.dataSource.manager)); // fixed …
+    await check.runOnce();
+    machine.set((await readDatabaseTime(db.dataSource.manager)) - 3_000); // … then stepped 3 s behind
+    await check.runOnce();
+    expect(side.clockWatch.measure!.state).toBe('STOPPED');
+    const [behind] = await clockSkews();
+    expect(behind).toMatchObject({ count: 2, message: expect.stringMatching(/its clock is 3\d{3} ms behind the database's.*claims no runs/), data: expect.objectContaining({ state: 'STOPPED' }) });
+    await check.runOnce(); // the same episode, the same way: nothing new
+    expect((await clockSkews())[0].count).toBe(2);
+
+    // Within one episode: from behind and stopped to behind and only skewed.
+    machine.set((await readDatabaseTime(db.dataSource.manager)) - 1_000);
+    await check.runOnce();
+    expect(side.clockWatch.measure!.state).toBe('SKEWED');
+    expect(await clockSkews()).toEqual([expect.objectContaining({ count: 3, message: expect.stringMatching(/ms behind the database's.*It schedules on the database's time/) })]);
   });
 
   it('an engine 1 s behind, within the stop bound: skewed (an alarm) but still claiming, on the database\'s time', async () => {

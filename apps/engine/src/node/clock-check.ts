@@ -10,15 +10,17 @@ import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 /**
  * The clock measured at the heartbeat's pace (BATON_HEARTBEAT_MS): ClockWatch's measure applied,
  * recorded on the node's row for the operator's page, and a CLOCK_SKEW alarm when an episode
- * starts (the offset leaves its bound); the first measure when the node starts. startEngine
- * measures once before that (ClockWatch), so the node's first claims are on the database's time.
+ * starts (the offset leaves its bound) — and again when it goes on another way: from SKEWED to
+ * STOPPED or back, or from ahead to behind (ClockSkewAlarm gives the open alarm its message); the
+ * first measure when the node starts. startEngine measures once before that (ClockWatch), so the
+ * node's first claims are on the database's time.
  */
 @Injectable()
 export class ClockCheck implements NodeWorker {
   private readonly logger = new Logger('ClockCheck');
   private readonly loop: PeriodicLoop;
-  /** CLOCK_SKEW was raised for the episode going on (the offset has not been in bound since). */
-  private alarmed = false;
+  /** What CLOCK_SKEW was last raised for in the episode going on — its state and which way the clock is off; null: in bound since. */
+  private alarmed: string | null = null;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -38,16 +40,19 @@ export class ClockCheck implements NodeWorker {
     return this.loop.stop();
   }
 
-  /** One measure: applied, recorded, and CLOCK_SKEW raised once an episode (the offset out of its bound). */
+  /** One measure: applied, recorded, and CLOCK_SKEW raised once an episode (the offset out of its bound) and way it is off. */
   async runOnce(): Promise<void> {
     await this.watch.check();
     const measure = this.watch.measure;
     if (!measure) return;
     await inTransaction(this.dataSource, (em) => recordEngineClockOffset(em, this.config.nodeId, measure.offsetMs));
-    if (measure.state === 'IN_BOUND') this.alarmed = false;
-    else if (!this.alarmed) {
-      await this.skewAlarm.raise(measure);
-      this.alarmed = true;
+    if (measure.state === 'IN_BOUND') {
+      this.alarmed = null;
+      return;
     }
+    const way = `${measure.state} ${measure.offsetMs < 0 ? 'ahead' : 'behind'}`;
+    if (way === this.alarmed) return;
+    await this.skewAlarm.raise(measure);
+    this.alarmed = way;
   }
 }

@@ -4,3 +4,4 @@ export * from './find-alarm-to-count-into';
 export * from './add-alarm-counts';
 export * from './alarm-outbox';
 export * from './read-alarm-outbox-backlog';
+export * from './refresh-alarm-text';
