@@ -41,5 +41,13 @@ function oneLineValue(source: string): string | null {
     return null;
   }
   // A line break in a single-quoted value would be folded; another control character (\b, \f, \u0000…) is not printable there.
-  return typeof value === 'string' && !/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value) ? value : null;
+  return typeof value === 'string' && !hasControlBesidesTab(value) ? value : null;
+}
+
+function hasControlBesidesTab(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if ((c < 0x20 && c !== 0x09) || c === 0x7f) return true;
+  }
+  return false;
 }
