@@ -422,15 +422,16 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
     it('aborts a run at its deadline: its arrival + deadlineInMs on its own clock, or `deadline` without it; refuses a bad deadlineInMs naming it', async () => {
       // Both at once (two workers). `ahead` is as an engine sends it to an executor whose clock is a
       // minute ahead of the engine's: by this clock its `deadline` has passed, its deadlineInMs has not.
+      // 2 s: room for a loaded machine to start the handler after the arrival (the check is that it started).
       const sentAt = Date.now();
-      const ahead = engine.request({ handler: sleep.handler, params: sleep.params(20_000) as never, deadline: sentAt - 60_000 + 400, deadlineInMs: 400 });
-      const plain = engine.request({ handler: sleep.handler, params: sleep.params(20_000) as never, deadline: sentAt + 400 });
+      const ahead = engine.request({ handler: sleep.handler, params: sleep.params(20_000) as never, deadline: sentAt - 60_000 + 2_000, deadlineInMs: 2_000 });
+      const plain = engine.request({ handler: sleep.handler, params: sleep.params(20_000) as never, deadline: sentAt + 2_000 });
       const answers = await Promise.all([ahead, plain].map((req) => engine.dispatch(executor.url, req)));
       expect(answers.map((a) => a.status)).toEqual([202, 202]);
       const [fromArrival, fromDeadline] = await Promise.all([ahead, plain].map(async (req) => (await failWithOutput(engine.finalCallback(req.runId, 1))).body));
       expect(fromArrival).toMatchObject({ outcome: 'ABORTED', abortReason: 'DEADLINE', startedAt: expect.any(Number) });
       expect(fromArrival.error).not.toMatch(/before/); // it ran: not judged by `deadline` on this clock
-      expect(fromArrival.finishedAt!).toBeGreaterThanOrEqual(sentAt + 400 - 50);
+      expect(fromArrival.finishedAt!).toBeGreaterThanOrEqual(sentAt + 2_000 - 50);
       expect(fromDeadline).toMatchObject({ outcome: 'ABORTED', abortReason: 'DEADLINE' });
       expect(fromDeadline.finishedAt!).toBeGreaterThanOrEqual(plain.deadline - 50);
       for (const deadlineInMs of [-1, '400', true]) {
